@@ -1,0 +1,355 @@
+/* Box filter benchmark (not a test): cip::boxfilter per algorithm against
+ * NPP's nppiFilterBoxBorder_8u_C1R (mask (2r+1)^2, anchor at the centre,
+ * NPP_BORDER_REPLICATE) on 8-bit planes.
+ *
+ *   bench_boxfilter [--runs N] [--json PATH] [--quick] [--radii 1,15,100]
+ *
+ * Variants: auto (what the element runs), sat (SAT + gather, the SAT
+ * recomputed every call), gather (sat with a precomputed SAT: the gather
+ * kernel alone), direct (r <= 16), integral (cip::integral u32 alone, once
+ * per size), npp (replicate only: NPP has no clipped-window mean). Every
+ * variant's output is checked against the CPU reference once per case before
+ * it is timed; NPP's is compared for information only (its rounding may
+ * differ). Each timing is the median of --runs runs (default 100); NPP runs
+ * fewer where one call is slow (large masks). */
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench.h"
+#include "cip/boxfilter.h"
+#include "cip/integral.h"
+
+#ifdef HAVE_NPP
+#include <npp.h>
+#endif
+
+namespace {
+
+struct Size {
+  int w, h;
+};
+
+bool g_mismatch = false;
+
+void
+check_status (cip::Status st, const char *what)
+{
+  if (st != cip::Status::ok) {
+    fprintf (stderr, "%s: %s %s\n", what, cip::status_string (st),
+        cip::last_cuda_error ());
+    exit (2);
+  }
+}
+
+/* Camera-like content: smooth shading plus noise (xorshift). */
+std::vector<uint8_t>
+make_frame (int w, int h, size_t pitch)
+{
+  std::vector<uint8_t> img (pitch * h, 0);
+  uint32_t s = 2463534242u;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      s ^= s << 13;
+      s ^= s >> 17;
+      s ^= s << 5;
+      int v = 128 + (int) (60 * std::sin (x / 97.0f) * std::cos (y / 71.0f)) +
+          (int) (s >> 28) - 8;
+      img[(size_t) y * pitch + x] = (uint8_t) std::min (255, std::max (0, v));
+    }
+  return img;
+}
+
+/* First differing pixel of two w x h images (pitches in bytes), -1 if none. */
+long long
+first_diff (const std::vector<uint8_t> &a, const std::vector<uint8_t> &b,
+    size_t pitch, int w, int h, long long *n_diff = nullptr)
+{
+  long long first = -1, n = 0;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      if (a[(size_t) y * pitch + x] != b[(size_t) y * pitch + x]) {
+        if (first < 0)
+          first = (long long) y * w + x;
+        n++;
+      }
+  if (n_diff)
+    *n_diff = n;
+  return first;
+}
+
+std::vector<int>
+parse_radii (int argc, char **argv)
+{
+  std::vector<int> r;
+  for (int i = 1; i + 1 < argc; i++)
+    if (!strcmp (argv[i], "--radii")) {
+      const char *p = argv[i + 1];
+      while (*p) {
+        r.push_back (atoi (p));
+        while (*p && *p != ',')
+          p++;
+        if (*p == ',')
+          p++;
+      }
+    }
+  if (r.empty ())
+    r = { 1, 15, 100 };
+  return r;
+}
+
+struct Result {
+  std::string variant;
+  bench::Timing t;              /* one call between two events */
+  double b2b_ms;                /* per call, kB2B calls back to back; 0: not run */
+  bool verified;
+};
+
+/* Calls per sample of the back-to-back timing: hides the launch latency that
+ * a single call between two events includes (as in a pipeline that does not
+ * wait for each frame). */
+constexpr int kB2B = 10;
+
+double
+b2b_ms (cudaStream_t stream, const std::function<void (cudaStream_t)> &fn,
+    int runs)
+{
+  bench::Timing t = bench::time_ms (stream, [&] (cudaStream_t s) {
+        for (int i = 0; i < kB2B; i++)
+          fn (s);
+      }, std::max (10, runs / 5), 2);
+  return t.median_ms / kB2B;
+}
+
+}  // namespace
+
+int
+main (int argc, char **argv)
+{
+  bench::Args args = bench::parse_args (argc, argv);
+  const std::vector<int> radii = parse_radii (argc, argv);
+  std::vector<Size> sizes = { {1920, 1080}, {3840, 2160}, {7680, 4320} };
+  if (args.quick) {
+    sizes = { {3840, 2160} };
+    args.runs = std::min (args.runs, 20);
+  }
+  bench::JsonLines json (args.json);
+  const std::string dev = bench::device_name ();
+  cudaStream_t stream;
+  BENCH_CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  printf ("device: %s, runs %d%s\n", dev.c_str (), args.runs,
+      args.quick ? " (quick)" : "");
+
+#ifdef HAVE_NPP
+  NppStreamContext npp = {};
+  {
+    int d = 0;
+    cudaDeviceProp p;
+    BENCH_CHECK (cudaGetDevice (&d));
+    BENCH_CHECK (cudaGetDeviceProperties (&p, d));
+    unsigned flags = 0;
+    BENCH_CHECK (cudaStreamGetFlags (stream, &flags));
+    npp.hStream = stream;
+    npp.nCudaDeviceId = d;
+    npp.nMultiProcessorCount = p.multiProcessorCount;
+    npp.nMaxThreadsPerMultiProcessor = p.maxThreadsPerMultiProcessor;
+    npp.nMaxThreadsPerBlock = p.maxThreadsPerBlock;
+    npp.nSharedMemPerBlock = p.sharedMemPerBlock;
+    npp.nCudaDevAttrComputeCapabilityMajor = p.major;
+    npp.nCudaDevAttrComputeCapabilityMinor = p.minor;
+    npp.nStreamFlags = flags;
+  }
+#else
+  printf ("built without NPP: no library baseline\n");
+#endif
+
+  printf ("median: one call between two events (launch latency included); "
+      "b2b: per call, %d calls back to back; Gpx/s from b2b\n", kB2B);
+  printf ("%-10s %-9s %5s  %-8s %10s %10s %10s %9s  %s\n", "size", "border", "r",
+      "variant", "median ms", "b2b ms", "min ms", "Gpx/s", "notes");
+  for (Size sz : sizes) {
+    const int w = sz.w, h = sz.h;
+    const size_t pitch = ((size_t) w + 255) / 256 * 256;
+    const size_t bytes = pitch * h;
+    std::vector<uint8_t> host = make_frame (w, h, pitch);
+    uint8_t *d_src, *d_dst;
+    BENCH_CHECK (cudaMalloc (&d_src, bytes));
+    BENCH_CHECK (cudaMalloc (&d_dst, bytes));
+    BENCH_CHECK (cudaMemcpy (d_src, host.data (), bytes, cudaMemcpyHostToDevice));
+    BENCH_CHECK (cudaDeviceSynchronize ());   /* pageable copy vs non-blocking stream */
+    cip::ImageView hv { host.data (), pitch, w, h, 1 };
+    cip::ImageView dv { d_src, pitch, w, h, 1 };
+
+    /* workspace for the SAT path, and a precomputed SAT for "gather" */
+    cip::BoxPlane proto;
+    proto.src = dv;
+    proto.dst = d_dst;
+    proto.dst_pitch = pitch;
+    const size_t ws_bytes = cip::boxfilter_workspace_bytes (&proto, 1);
+    void *d_ws;
+    BENCH_CHECK (cudaMalloc (&d_ws, ws_bytes));
+    check_status (cip::boxfilter_workspace_init (d_ws, ws_bytes, stream), "init");
+    const size_t sat_pitch = (((size_t) w + 1) * 4 + 127) / 128 * 128;
+    const size_t iws_bytes = cip::integral_workspace_bytes (w, h, cip::SatType::u32, false);
+    uint32_t *d_sat;
+    void *d_iws;
+    BENCH_CHECK (cudaMalloc (&d_sat, sat_pitch * (h + 1)));
+    BENCH_CHECK (cudaMalloc (&d_iws, iws_bytes ? iws_bytes : 256));
+    check_status (cip::integral_workspace_init (d_iws, iws_bytes, stream), "iinit");
+    cip::SatDest sd;
+    sd.sum = d_sat;
+    sd.sum_pitch = sat_pitch;
+    check_status (cip::integral (dv, cip::SatType::u32, sd, d_iws, iws_bytes, stream),
+        "integral");
+    BENCH_CHECK (cudaStreamSynchronize (stream));
+    const double px = (double) w * h;
+
+    auto report = [&] (const char *border, int r, const Result &res,
+        const std::string &notes) {
+      const double ref_ms = res.b2b_ms > 0 ? res.b2b_ms : res.t.median_ms;
+      printf ("%4dx%-5d %-9s %5d  %-8s %10.4f %10.4f %10.4f %9.1f  %s%s\n", w, h,
+          border, r, res.variant.c_str (), res.t.median_ms, res.b2b_ms,
+          res.t.min_ms, px / (ref_ms * 1e6), res.verified ? "" : "MISMATCH ",
+          notes.c_str ());
+      json.write (bench::kv ("bench", "boxfilter") + ", " + bench::kv ("device", dev) +
+          ", " + bench::kv ("width", w) + ", " + bench::kv ("height", h) + ", " +
+          bench::kv ("border", border) + ", " + bench::kv ("radius", r) + ", " +
+          bench::kv ("variant", res.variant) + ", " +
+          bench::kv ("median_ms", res.t.median_ms) + ", " +
+          bench::kv ("min_ms", res.t.min_ms) + ", " +
+          bench::kv ("max_ms", res.t.max_ms) + ", " +
+          bench::kv ("b2b_ms", res.b2b_ms) + ", " +
+          bench::kv ("runs", res.t.runs) + ", " +
+          bench::kv ("verified", res.verified ? "yes" : "no") +
+          (notes.empty () ? "" : ", " + bench::kv ("notes", notes)));
+    };
+
+    /* SAT alone, radius-independent */
+    {
+      auto run = [&] (cudaStream_t s) {
+        check_status (cip::integral (dv, cip::SatType::u32, sd, d_iws, iws_bytes,
+                s), "integral");
+      };
+      Result res { "integral", bench::time_ms (stream, run, args.runs),
+        b2b_ms (stream, run, args.runs), true };
+      report ("-", 0, res, cip::sat_algorithm_name (cip::integral_pick (w, h,
+                  cip::SatType::u32)));
+    }
+
+    for (cip::BoxBorder border : { cip::BoxBorder::clip, cip::BoxBorder::replicate }) {
+      const char *bname = cip::box_border_name (border);
+      for (int r : radii) {
+        /* reference output */
+        std::vector<uint8_t> want (bytes, 0);
+        cip::BoxPlane hp;
+        hp.src = hv;
+        hp.dst = want.data ();
+        hp.dst_pitch = pitch;
+        hp.rx = hp.ry = r;
+        check_status (cip::ref::boxfilter (&hp, 1, border), "ref");
+
+        struct Variant {
+          const char *name;
+          cip::BoxAlgorithm algo;
+          bool presat;
+        };
+        const Variant variants[] = { {"auto", cip::BoxAlgorithm::automatic, false},
+          {"sat", cip::BoxAlgorithm::sat, false},
+          {"gather", cip::BoxAlgorithm::sat, true},
+          {"direct", cip::BoxAlgorithm::direct, false} };
+        for (const Variant &v : variants) {
+          if (v.algo == cip::BoxAlgorithm::direct && r > cip::boxfilter_direct_max_radius)
+            continue;
+          cip::BoxPlane p = proto;
+          p.rx = p.ry = r;
+          if (v.presat) {
+            p.sat = d_sat;
+            p.sat_pitch = sat_pitch;
+          }
+          auto run = [&] (cudaStream_t s) {
+            check_status (cip::boxfilter (&p, 1, border, d_ws, ws_bytes, s, v.algo),
+                "boxfilter");
+          };
+          BENCH_CHECK (cudaMemsetAsync (d_dst, 0xA5, bytes, stream));
+          run (stream);
+          std::vector<uint8_t> got (bytes);
+          BENCH_CHECK (cudaMemcpyAsync (got.data (), d_dst, bytes,
+                  cudaMemcpyDeviceToHost, stream));
+          BENCH_CHECK (cudaStreamSynchronize (stream));
+          long long bad = first_diff (got, want, pitch, w, h);
+          if (bad >= 0) {
+            g_mismatch = true;
+            fprintf (stderr, "MISMATCH %s %dx%d %s r=%d at (%lld, %lld): %u != %u\n",
+                v.name, w, h, bname, r, bad % w, bad / w,
+                got[(size_t) (bad / w) * pitch + bad % w],
+                want[(size_t) (bad / w) * pitch + bad % w]);
+          }
+          Result res { v.name, bench::time_ms (stream, run, args.runs),
+            b2b_ms (stream, run, args.runs), bad < 0 };
+          std::string notes;
+          if (v.algo == cip::BoxAlgorithm::automatic)
+            notes = cip::box_algorithm_name (cip::boxfilter_pick (p));
+          report (bname, r, res, notes);
+        }
+
+#ifdef HAVE_NPP
+        if (border == cip::BoxBorder::replicate) {
+          const NppiSize size = { w, h }, mask = { 2 * r + 1, 2 * r + 1 };
+          const NppiPoint off = { 0, 0 }, anchor = { r, r };
+          NppStatus ns = NPP_SUCCESS;
+          auto run = [&] (cudaStream_t) {
+            NppStatus e = nppiFilterBoxBorder_8u_C1R_Ctx (d_src, (int) pitch, size,
+                off, d_dst, (int) pitch, size, mask, anchor, NPP_BORDER_REPLICATE, npp);
+            if (e != NPP_SUCCESS)
+              ns = e;
+          };
+          BENCH_CHECK (cudaMemsetAsync (d_dst, 0xA5, bytes, stream));
+          /* one call, timed, to size the number of runs */
+          bench::Timing probe = bench::time_ms (stream, run, 1, 1);
+          if (ns != NPP_SUCCESS) {
+            printf ("%4dx%-5d %-9s %5d  %-8s NPP error %d\n", w, h, bname, r, "npp",
+                (int) ns);
+          } else {
+            std::vector<uint8_t> got (bytes);
+            BENCH_CHECK (cudaMemcpy (got.data (), d_dst, bytes, cudaMemcpyDeviceToHost));
+            long long n_diff = 0, n_below = 0;
+            int max_diff = 0;
+            for (int y = 0; y < h; y++)
+              for (int x = 0; x < w; x++) {
+                const int d = (int) got[(size_t) y * pitch + x] -
+                    (int) want[(size_t) y * pitch + x];
+                n_diff += d != 0;
+                n_below += d < 0;
+                max_diff = std::max (max_diff, std::abs (d));
+              }
+            int runs = args.runs;
+            if (probe.median_ms > 0)
+              runs = std::max (5, std::min (args.runs, (int) (2000.0 / probe.median_ms)));
+            Result res { "npp", bench::time_ms (stream, run, runs, 2),
+              probe.median_ms < 1.0 ? b2b_ms (stream, run, runs) : 0.0, true };
+            char notes[160];
+            snprintf (notes, sizeof (notes),
+                "vs ours: %.2f%% of pixels differ (%.2f%% lower), max |diff| %d",
+                100.0 * (double) n_diff / px, 100.0 * (double) n_below / px, max_diff);
+            report (bname, r, res, notes);
+          }
+        }
+#endif
+      }
+    }
+    cudaFree (d_src);
+    cudaFree (d_dst);
+    cudaFree (d_ws);
+    cudaFree (d_sat);
+    cudaFree (d_iws);
+  }
+  cudaStreamDestroy (stream);
+  if (g_mismatch)
+    fprintf (stderr, "some outputs differ from the CPU reference\n");
+  return g_mismatch ? 1 : 0;
+}

@@ -1,0 +1,63 @@
+/* Shared benchmark helpers: warm-up, median of N CUDA-event timings on a
+ * non-default stream, the device-to-device copy bandwidth floor, and JSON
+ * lines. Benchmarks are not tests: they never decide pass/fail. */
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+#define BENCH_CHECK(call)                                                   \
+  do {                                                                      \
+    cudaError_t e_ = (call);                                                \
+    if (e_ != cudaSuccess) {                                                \
+      fprintf (stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,        \
+          cudaGetErrorString (e_));                                         \
+      exit (2);                                                             \
+    }                                                                       \
+  } while (0)
+
+struct Timing {
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  int runs = 0;
+};
+
+/* Runs fn(stream) `warmup` times, then `runs` times each between two events;
+ * returns the median. fn must only enqueue work on the stream. */
+Timing time_ms (cudaStream_t stream, const std::function<void (cudaStream_t)> &fn,
+    int runs = 100, int warmup = 10);
+
+/* Device-to-device copy of `bytes` bytes: GB/s counting bytes read + written. */
+double copy_bandwidth_gbs (cudaStream_t stream, size_t bytes = 256u << 20);
+
+std::string device_name ();
+
+/* Appends one JSON object per line to `path` (and echoes it to stdout). */
+class JsonLines {
+ public:
+  explicit JsonLines (const char *path);
+  ~JsonLines ();
+  /* fields: already formatted "key": value pairs, joined with commas */
+  void write (const std::string &fields);
+ private:
+  FILE *f_;
+};
+
+std::string kv (const char *k, const std::string &v);   /* "k": "v" */
+std::string kv (const char *k, double v);               /* "k": v */
+
+/* Parses --runs N, --json PATH, --quick from argv (defaults 100, NULL, off). */
+struct Args {
+  int runs = 100;
+  const char *json = nullptr;
+  bool quick = false;
+};
+Args parse_args (int argc, char **argv);
+
+}  // namespace bench

@@ -1,0 +1,186 @@
+/* Element throughput bench: pushes already-uploaded CUDA frames (a ring of
+ * distinct frames from a GstCudaBufferPool) through
+ *   appsrc ! <element description> ! fakesink
+ * and reports frames per second and per-frame latency (push to sink, median
+ * and p99). Not a test.
+ *
+ *   bench_element [--frames N] [--width W] [--height H] [--format NV12]
+ *                 [--ring 8] [--json PATH] "cudaintegral"
+ */
+#include <gst/gst.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudautils.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static gint64 *push_time, *lat;
+static volatile gint n_done;
+
+static void
+on_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad, gpointer user)
+{
+  guint64 i = GST_BUFFER_OFFSET (buf);
+  gint64 now = g_get_monotonic_time ();
+  lat[i] = now - push_time[i];
+  g_atomic_int_inc (&n_done);
+}
+
+static int
+cmp64 (const void *a, const void *b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+int
+main (int argc, char **argv)
+{
+  gint frames = 2000, width = 3840, height = 2160, ring = 8;
+  gchar *format = NULL, *json = NULL;
+  GOptionEntry entries[] = {
+    {"frames", 'n', 0, G_OPTION_ARG_INT, &frames, "Frames (2000)", "N"},
+    {"width", 'w', 0, G_OPTION_ARG_INT, &width, "Width (3840)", "W"},
+    {"height", 'h', 0, G_OPTION_ARG_INT, &height, "Height (2160)", "H"},
+    {"ring", 'r', 0, G_OPTION_ARG_INT, &ring, "Distinct frames (8)", "R"},
+    {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Format (NV12)", "F"},
+    {"json", 'j', 0, G_OPTION_ARG_STRING, &json, "Append a JSON line", "PATH"},
+    {NULL}
+  };
+  GOptionContext *octx = g_option_context_new ("ELEMENT-DESCRIPTION");
+  GError *err = NULL;
+
+  g_option_context_add_main_entries (octx, entries, NULL);
+  g_option_context_add_group (octx, gst_init_get_option_group ());
+  if (!g_option_context_parse (octx, &argc, &argv, &err) || argc < 2) {
+    g_printerr ("usage: bench_element [options] \"element ! ...\"\n");
+    return 2;
+  }
+  if (!gst_cuda_load_library ()) {
+    g_printerr ("no CUDA driver\n");
+    return 77;
+  }
+  gst_cuda_memory_init_once ();
+  GstCudaContext *ctx = gst_cuda_context_new (0);
+  if (!ctx) {
+    g_printerr ("no CUDA device\n");
+    return 77;
+  }
+
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, gst_video_format_from_string (format ?
+          format : "NV12"), width, height);
+  GST_VIDEO_INFO_FPS_N (&info) = 1000;
+  GST_VIDEO_INFO_FPS_D (&info) = 1;
+  GstCaps *caps = gst_video_info_to_caps (&info);
+  gst_caps_set_features (caps, 0,
+      gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+
+  GstBufferPool *pool = gst_cuda_buffer_pool_new (ctx);
+  GstStructure *cfg = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_add_option (cfg, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_set_params (cfg, caps, info.size, ring, ring);
+  gst_buffer_pool_set_config (pool, cfg);
+  gst_buffer_pool_set_active (pool, TRUE);
+  GstBuffer **frames_ring = g_new0 (GstBuffer *, ring);
+  for (int i = 0; i < ring; i++) {
+    GstMapInfo map;
+    gst_buffer_pool_acquire_buffer (pool, &frames_ring[i], NULL);
+    /* CPU map + unmap uploads once; the bench then only moves device memory */
+    gst_buffer_map (frames_ring[i], &map, GST_MAP_WRITE);
+    guint32 s = 12345u + i * 7919u;
+    for (gsize k = 0; k < map.size; k++) {
+      s ^= s << 13; s ^= s >> 17; s ^= s << 5;
+      map.data[k] = (guint8) (s >> 24);
+    }
+    gst_buffer_unmap (frames_ring[i], &map);
+  }
+
+  gchar *desc = g_strdup_printf ("appsrc name=src format=time is-live=false "
+      "max-buffers=4 block=true ! %s ! fakesink name=sink sync=false "
+      "signal-handoffs=true", argv[1]);
+  GstElement *pipeline = gst_parse_launch (desc, &err);
+  if (!pipeline) {
+    g_printerr ("%s\n", err->message);
+    return 2;
+  }
+  GstContext *gctx = gst_context_new_cuda_context (ctx);
+  gst_element_set_context (pipeline, gctx);
+  gst_context_unref (gctx);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  g_object_set (src, "caps", caps, NULL);
+  g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), NULL);
+  push_time = g_new0 (gint64, frames);
+  lat = g_new0 (gint64, frames);
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  int warm = frames / 10;
+  gint64 t0 = 0;
+  for (int i = 0; i < frames; i++) {
+    if (i == warm)
+      t0 = g_get_monotonic_time ();
+    GstBuffer *b = gst_buffer_copy (frames_ring[i % ring]);   /* shares memory */
+    GST_BUFFER_PTS (b) = (GstClockTime) i * GST_MSECOND;
+    GST_BUFFER_DURATION (b) = GST_MSECOND;
+    GST_BUFFER_OFFSET (b) = i;
+    push_time[i] = g_get_monotonic_time ();
+    if (gst_app_src_push_buffer (GST_APP_SRC (src), b) != GST_FLOW_OK) {
+      g_printerr ("push failed at frame %d\n", i);
+      break;
+    }
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  gint64 t1 = g_get_monotonic_time ();
+  int rc = 0;
+  if (!msg || GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    if (msg) {
+      GError *e = NULL;
+      gchar *dbg = NULL;
+      gst_message_parse_error (msg, &e, &dbg);
+      g_printerr ("error: %s (%s)\n", e->message, dbg);
+    } else
+      g_printerr ("timeout\n");
+    rc = 1;
+  }
+  int n = frames - warm;
+  qsort (lat + warm, n, sizeof (gint64), cmp64);
+  double fps = n / ((t1 - t0) / 1e6);
+  double med = lat[warm + n / 2] / 1000.0, p99 = lat[warm + n * 99 / 100] / 1000.0;
+  printf ("%-40s %dx%d %s: %8.1f fps, latency median %.3f ms, p99 %.3f ms "
+      "(%d frames, ring %d)\n", argv[1], width, height,
+      GST_VIDEO_INFO_NAME (&info), fps, med, p99, n, ring);
+  if (json) {
+    FILE *f = fopen (json, "a");
+    if (f) {
+      fprintf (f, "{\"bench\": \"element\", \"pipeline\": \"%s\", \"width\": %d, "
+          "\"height\": %d, \"format\": \"%s\", \"fps\": %.1f, "
+          "\"latency_median_ms\": %.4f, \"latency_p99_ms\": %.4f, "
+          "\"frames\": %d}\n", argv[1], width, height,
+          GST_VIDEO_INFO_NAME (&info), fps, med, p99, n);
+      fclose (f);
+    }
+  }
+  if (msg)
+    gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  for (int i = 0; i < ring; i++)
+    gst_buffer_unref (frames_ring[i]);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_object_unref (ctx);
+  return rc;
+}

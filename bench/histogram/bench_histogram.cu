@@ -1,0 +1,467 @@
+/* Histogram benchmark (not a test): 256-bin histograms of 8-bit frames.
+ *
+ * Cases, each at 1920x1080, 3840x2160, 7680x4320 and 16384x16384 (--quick:
+ * the first two), contents random, constant (a black frame) and natural
+ * (smooth shading plus mild noise):
+ * - plane: one planar 8-bit frame. Our variants and automatic against
+ *   CUB DeviceHistogram::HistogramEven (pitched 2-D overload, 257 levels over
+ *   [0, 256)) and, built with -DHAVE_NPP (bench/build-device.sh),
+ *   nppiHistogramEven_8u_C1R_Ctx (257 levels).
+ * - rgba: R, G, B of a packed RGBA frame (plus luma in a fourth histogram)
+ *   in one call, against CUB MultiHistogramEven<4, 3>.
+ * - yuv420: Y, U, V planes (4:2:0) in one call, against three CUB calls.
+ * Every variant is checked against the CPU reference once per case before it
+ * is timed. Times: median of --runs (default 100) CUDA-event timings after
+ * warm-up; GB/s counts the input bytes read once. --json PATH appends one
+ * JSON object per measurement.
+ */
+#include "bench.h"
+
+#include <cub/device/device_histogram.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#ifdef HAVE_NPP
+#include <npp.h>
+#endif
+
+#include "cip/histogram.h"
+
+namespace {
+
+enum class Fill { random, constant, natural };
+
+const char *
+fill_name (Fill f)
+{
+  return f == Fill::random ? "random" : f == Fill::constant ? "constant" : "natural";
+}
+
+__device__ __forceinline__ uint32_t
+hash32 (uint64_t x)
+{
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return (uint32_t) x;
+}
+
+/* Fills bytes [0, pitch * h) of a frame of `step`-byte pixels. */
+__global__ void
+fill_kernel (uint8_t *p, size_t pitch, int h, int step, int kind, uint32_t seed)
+{
+  const size_t n = pitch * (size_t) h;
+  for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (size_t) gridDim.x * blockDim.x) {
+    const size_t y = i / pitch, xb = i % pitch;
+    const size_t x = xb / (size_t) step, c = xb % (size_t) step;
+    uint8_t v = 0;
+    if (kind == (int) Fill::random) {
+      v = (uint8_t) (hash32 (i * 0x9E3779B97F4A7C15ull + seed) >> 24);
+    } else if (kind == (int) Fill::natural) {
+      const float fx = (float) x / 97.0f, fy = (float) y / 71.0f;
+      const float base = 110.0f + 60.0f * sinf (fx) * cosf (fy * 0.7f) +
+          40.0f * sinf ((fx + fy) * 0.3f) + 10.0f * (float) c;
+      const float noise = (float) (hash32 (i + seed) >> 28) - 7.5f;
+      const int iv = (int) lrintf (base + noise);
+      v = (uint8_t) (iv < 0 ? 0 : iv > 255 ? 255 : iv);
+    }
+    p[i] = v;
+  }
+}
+
+struct Frame {
+  int w = 0, h = 0, step = 1;
+  size_t pitch = 0;
+  uint8_t *d = nullptr;
+  std::vector<uint8_t> host;
+
+  Frame (int w_, int h_, int step_, Fill f, uint32_t seed) : w (w_), h (h_), step (step_) {
+    pitch = (size_t) w * step;
+    BENCH_CHECK (cudaMalloc (&d, pitch * h));
+    fill_kernel<<<1024, 256>>> (d, pitch, h, step, (int) f, seed);
+    BENCH_CHECK (cudaGetLastError ());
+    host.resize (pitch * h);
+    BENCH_CHECK (cudaMemcpy (host.data (), d, host.size (), cudaMemcpyDeviceToHost));
+  }
+  ~Frame () { cudaFree (d); }
+  Frame (const Frame &) = delete;
+  Frame &operator= (const Frame &) = delete;
+
+  cip::ImageView view (bool device, int channel = 0) const {
+    cip::ImageView v;
+    v.data = (device ? d : host.data ()) + channel;
+    v.pitch = pitch;
+    v.width = w;
+    v.height = h;
+    v.step = step;
+    return v;
+  }
+  size_t bytes () const { return pitch * h; }
+};
+
+/* The same inputs on the host (for the reference) and on the device. */
+struct Inputs {
+  std::vector<cip::HistInput> host, dev;
+  void add (const Frame &f, int channel, cip::HistSource s = cip::HistSource::plane) {
+    cip::HistInput in;
+    in.source = s;
+    in.view = f.view (false, channel);
+    host.push_back (in);
+    in.view = f.view (true, channel);
+    dev.push_back (in);
+  }
+  int n () const { return (int) host.size (); }
+};
+
+std::vector<uint32_t>
+reference (const Inputs &in)
+{
+  std::vector<uint32_t> h ((size_t) in.n () * 256);
+  if (cip::ref::histogram (in.host.data (), in.n (), 256, h.data (), false) != cip::Status::ok) {
+    fprintf (stderr, "reference failed\n");
+    exit (2);
+  }
+  return h;
+}
+
+/* Compares n_out counters at d_out (device, uint32 or int32) with want. */
+bool
+verify (const void *d_out, const std::vector<uint32_t> &want, const char *what)
+{
+  std::vector<uint32_t> got (want.size ());
+  BENCH_CHECK (cudaDeviceSynchronize ());
+  BENCH_CHECK (cudaMemcpy (got.data (), d_out, got.size () * 4, cudaMemcpyDeviceToHost));
+  for (size_t i = 0; i < want.size (); i++)
+    if (got[i] != want[i]) {
+      fprintf (stderr, "MISMATCH %s: histogram %zu bin %zu: got %u want %u\n", what,
+          i / 256, i % 256, got[i], want[i]);
+      return false;
+    }
+  return true;
+}
+
+#ifdef HAVE_NPP
+/* The buffer-size argument is int * in older NPP and size_t * in newer. */
+template <typename T>
+size_t
+npp_buffer_size_of (NppStatus (*fn) (NppiSize, int, T *, NppStreamContext),
+    NppiSize roi, NppStreamContext ctx)
+{
+  T n = 0;
+  NppStatus st = fn (roi, 257, &n, ctx);
+  if (st != NPP_SUCCESS) {
+    fprintf (stderr, "nppiHistogramEvenGetBufferSize_8u_C1R_Ctx: %d\n", (int) st);
+    exit (2);
+  }
+  return (size_t) n;
+}
+
+size_t
+npp_buffer_size (NppiSize roi, NppStreamContext ctx)
+{
+  return npp_buffer_size_of (nppiHistogramEvenGetBufferSize_8u_C1R_Ctx, roi, ctx);
+}
+#endif
+
+struct Ctx {
+  cudaStream_t stream = nullptr;
+  bench::Args args;
+  bench::JsonLines *json = nullptr;
+  std::string device;
+  void *ws = nullptr;
+  size_t ws_bytes = 0;
+  uint32_t *out = nullptr;        /* 4 x 256 */
+  uint32_t *cub_out[4] = {};       /* separate CUB outputs */
+  void *cub_temp = nullptr;
+  size_t cub_temp_bytes = 0;
+#ifdef HAVE_NPP
+  NppStreamContext npp {};
+  Npp8u *npp_buf = nullptr;
+  size_t npp_buf_bytes = 0;
+#endif
+};
+
+void
+ensure_cub_temp (Ctx &c, size_t bytes)
+{
+  if (bytes <= c.cub_temp_bytes)
+    return;
+  if (c.cub_temp)
+    BENCH_CHECK (cudaFree (c.cub_temp));
+  BENCH_CHECK (cudaMalloc (&c.cub_temp, bytes));
+  c.cub_temp_bytes = bytes;
+}
+
+struct Row {
+  std::string name;
+  bench::Timing t;
+  bool ok;
+};
+
+void
+report (Ctx &c, const char *kase, const Frame &f, Fill fill, size_t in_bytes,
+    const std::vector<Row> &rows)
+{
+  double best_lib = 0;
+  for (const Row &r : rows)
+    if (r.name.rfind ("cub", 0) == 0 || r.name.rfind ("npp", 0) == 0)
+      if (best_lib == 0 || r.t.median_ms < best_lib)
+        best_lib = r.t.median_ms;
+  for (const Row &r : rows) {
+    const double gbs = (double) in_bytes / (r.t.median_ms * 1e6);
+    char vs[32] = "";
+    if (best_lib > 0)
+      snprintf (vs, sizeof (vs), "%.2fx", best_lib / r.t.median_ms);
+    printf ("%-7s %5dx%-5d %-8s %-24s %9.4f %9.4f %8.1f %7s%s\n", kase, f.w, f.h,
+        fill_name (fill), r.name.c_str (), r.t.median_ms, r.t.min_ms, gbs, vs,
+        r.ok ? "" : "  WRONG");
+    if (c.json)
+      c.json->write (bench::kv ("bench", std::string ("histogram")) + ", " +
+          bench::kv ("device", c.device) + ", " + bench::kv ("case", std::string (kase)) +
+          ", " + bench::kv ("width", (double) f.w) + ", " + bench::kv ("height", (double) f.h) +
+          ", " + bench::kv ("content", std::string (fill_name (fill))) + ", " +
+          bench::kv ("variant", r.name) + ", " + bench::kv ("bins", 256.0) + ", " +
+          bench::kv ("median_ms", r.t.median_ms) + ", " + bench::kv ("min_ms", r.t.min_ms) +
+          ", " + bench::kv ("max_ms", r.t.max_ms) + ", " + bench::kv ("runs", (double) r.t.runs) +
+          ", " + bench::kv ("input_gbs", gbs) + ", " + bench::kv ("correct", r.ok ? 1.0 : 0.0));
+  }
+  fflush (stdout);
+}
+
+const cip::HistAlgorithm our_algos[] = { cip::HistAlgorithm::automatic,
+  cip::HistAlgorithm::replicated, cip::HistAlgorithm::packed16,
+  cip::HistAlgorithm::packed8, cip::HistAlgorithm::warp_aggregated };
+
+/* Times our histogram() on `in` with every algorithm. */
+void
+time_ours (Ctx &c, const Inputs &in, const std::vector<uint32_t> &want,
+    const char *prefix, std::vector<Row> &rows)
+{
+  for (cip::HistAlgorithm a : our_algos) {
+    auto fn = [&] (cudaStream_t s) {
+      cip::Status st = cip::histogram (in.dev.data (), in.n (), 256, c.out, false,
+          c.ws, c.ws_bytes, s, a);
+      if (st != cip::Status::ok) {
+        fprintf (stderr, "histogram: %s %s\n", cip::status_string (st),
+            cip::last_cuda_error ());
+        exit (2);
+      }
+    };
+    std::string name = std::string (prefix) + cip::hist_algorithm_name (a);
+    BENCH_CHECK (cudaMemset (c.out, 0xA5, 4 * 256 * 4));
+    fn (c.stream);
+    const bool ok = verify (c.out, want, name.c_str ());
+    rows.push_back ({ name, bench::time_ms (c.stream, fn, c.args.runs), ok });
+  }
+}
+
+void
+bench_plane (Ctx &c, int w, int h, Fill fill)
+{
+  Frame f (w, h, 1, fill, 1);
+  Inputs in;
+  in.add (f, 0);
+  const std::vector<uint32_t> want = reference (in);
+  std::vector<Row> rows;
+  time_ours (c, in, want, "", rows);
+
+  /* CUB: 257 levels over [0, 256) = one bin per value */
+  const unsigned char *samples = f.d;
+  size_t tb = 0;
+  BENCH_CHECK (cub::DeviceHistogram::HistogramEven (nullptr, tb, samples, c.cub_out[0],
+          257, 0, 256, w, h, f.pitch, c.stream));
+  ensure_cub_temp (c, tb);
+  auto cub_fn = [&] (cudaStream_t s) {
+    size_t bytes = c.cub_temp_bytes;
+    BENCH_CHECK (cub::DeviceHistogram::HistogramEven (c.cub_temp, bytes, samples,
+            c.cub_out[0], 257, 0, 256, w, h, f.pitch, s));
+  };
+  BENCH_CHECK (cudaMemset (c.cub_out[0], 0xA5, 256 * 4));
+  cub_fn (c.stream);
+  bool ok = verify (c.cub_out[0], want, "cub");
+  rows.push_back ({ "cub HistogramEven", bench::time_ms (c.stream, cub_fn, c.args.runs), ok });
+
+#ifdef HAVE_NPP
+  NppiSize roi = { w, h };
+  const size_t nb = npp_buffer_size (roi, c.npp);
+  if (nb > c.npp_buf_bytes) {
+    if (c.npp_buf)
+      BENCH_CHECK (cudaFree (c.npp_buf));
+    BENCH_CHECK (cudaMalloc (&c.npp_buf, nb));
+    c.npp_buf_bytes = nb;
+  }
+  auto npp_fn = [&] (cudaStream_t s) {
+    c.npp.hStream = s;
+    NppStatus st = nppiHistogramEven_8u_C1R_Ctx (f.d, (int) f.pitch, roi,
+        (Npp32s *) c.cub_out[1], 257, 0, 256, c.npp_buf, c.npp);
+    if (st != NPP_SUCCESS) {
+      fprintf (stderr, "nppiHistogramEven_8u_C1R_Ctx: %d\n", (int) st);
+      exit (2);
+    }
+  };
+  BENCH_CHECK (cudaMemset (c.cub_out[1], 0xA5, 256 * 4));
+  npp_fn (c.stream);
+  ok = verify (c.cub_out[1], want, "npp");
+  rows.push_back ({ "npp HistogramEven", bench::time_ms (c.stream, npp_fn, c.args.runs), ok });
+#endif
+  report (c, "plane", f, fill, f.bytes (), rows);
+}
+
+void
+bench_rgba (Ctx &c, int w, int h, Fill fill)
+{
+  Frame f (w, h, 4, fill, 2);
+  Inputs rgb, rgbl;
+  for (int ch = 0; ch < 3; ch++) {
+    rgb.add (f, ch);
+    rgbl.add (f, ch);
+  }
+  rgbl.add (f, 0, cip::HistSource::luma_rgb);
+  const std::vector<uint32_t> want3 = reference (rgb), want4 = reference (rgbl);
+  std::vector<Row> rows;
+  time_ours (c, rgb, want3, "rgb ", rows);
+  time_ours (c, rgbl, want4, "rgb+luma ", rows);
+
+  const unsigned char *samples = f.d;
+  ::cuda::std::array<unsigned int *, 3> outs { c.cub_out[0], c.cub_out[1], c.cub_out[2] };
+  ::cuda::std::array<int, 3> levels { 257, 257, 257 };
+  ::cuda::std::array<int, 3> lower { 0, 0, 0 }, upper { 256, 256, 256 };
+  size_t tb = 0;
+  BENCH_CHECK ((cub::DeviceHistogram::MultiHistogramEven<4, 3> (nullptr, tb, samples,
+          outs, levels, lower, upper, w, h, f.pitch, c.stream)));
+  ensure_cub_temp (c, tb);
+  auto cub_fn = [&] (cudaStream_t s) {
+    size_t bytes = c.cub_temp_bytes;
+    BENCH_CHECK ((cub::DeviceHistogram::MultiHistogramEven<4, 3> (c.cub_temp, bytes,
+            samples, outs, levels, lower, upper, w, h, f.pitch, s)));
+  };
+  for (int k = 0; k < 3; k++)
+    BENCH_CHECK (cudaMemset (c.cub_out[k], 0xA5, 256 * 4));
+  cub_fn (c.stream);
+  bool ok = true;
+  for (int k = 0; k < 3; k++)
+    ok = verify (c.cub_out[k], std::vector<uint32_t> (want3.begin () + 256 * k,
+            want3.begin () + 256 * (k + 1)), "cub rgb") && ok;
+  rows.push_back ({ "cub MultiHistogramEven<4,3>", bench::time_ms (c.stream, cub_fn,
+          c.args.runs), ok });
+  report (c, "rgba", f, fill, f.bytes (), rows);
+}
+
+void
+bench_yuv (Ctx &c, int w, int h, Fill fill)
+{
+  Frame y (w, h, 1, fill, 3), u (w / 2, h / 2, 1, fill, 4), v (w / 2, h / 2, 1, fill, 5);
+  Inputs in;
+  in.add (y, 0);
+  in.add (u, 0);
+  in.add (v, 0);
+  const std::vector<uint32_t> want = reference (in);
+  std::vector<Row> rows;
+  time_ours (c, in, want, "yuv ", rows);
+
+  const Frame *planes[3] = { &y, &u, &v };
+  size_t tb = 0;
+  for (const Frame *p : planes) {
+    size_t t = 0;
+    BENCH_CHECK (cub::DeviceHistogram::HistogramEven (nullptr, t,
+            (const unsigned char *) p->d, c.cub_out[0], 257, 0, 256, p->w, p->h,
+            p->pitch, c.stream));
+    tb = std::max (tb, t);
+  }
+  ensure_cub_temp (c, tb);
+  auto cub_fn = [&] (cudaStream_t s) {
+    for (int k = 0; k < 3; k++) {
+      size_t bytes = c.cub_temp_bytes;
+      BENCH_CHECK (cub::DeviceHistogram::HistogramEven (c.cub_temp, bytes,
+              (const unsigned char *) planes[k]->d, c.cub_out[k], 257, 0, 256,
+              planes[k]->w, planes[k]->h, planes[k]->pitch, s));
+    }
+  };
+  cub_fn (c.stream);
+  bool ok = true;
+  for (int k = 0; k < 3; k++)
+    ok = verify (c.cub_out[k], std::vector<uint32_t> (want.begin () + 256 * k,
+            want.begin () + 256 * (k + 1)), "cub yuv") && ok;
+  rows.push_back ({ "cub HistogramEven x3", bench::time_ms (c.stream, cub_fn,
+          c.args.runs), ok });
+  report (c, "yuv420", y, fill, y.bytes () + u.bytes () + v.bytes (), rows);
+}
+
+}  // namespace
+
+int
+main (int argc, char **argv)
+{
+  Ctx c;
+  c.args = bench::parse_args (argc, argv);
+  if (c.args.quick)
+    c.args.runs = std::min (c.args.runs, 20);
+  bench::JsonLines json (c.args.json);
+  c.json = c.args.json ? &json : nullptr;
+  c.device = bench::device_name ();
+  BENCH_CHECK (cudaStreamCreateWithFlags (&c.stream, cudaStreamNonBlocking));
+  c.ws_bytes = cip::histogram_workspace_bytes (cip::kHistogramMaxInputs,
+      cip::kHistogramMaxBins);
+  BENCH_CHECK (cudaMalloc (&c.ws, c.ws_bytes));
+  if (cip::histogram_workspace_init (c.ws, c.ws_bytes, c.stream) != cip::Status::ok)
+    return 2;
+  BENCH_CHECK (cudaMalloc (&c.out, 4 * 256 * 4));
+  for (int k = 0; k < 4; k++)
+    BENCH_CHECK (cudaMalloc (&c.cub_out[k], 256 * 4));
+#ifdef HAVE_NPP
+  {
+    int dev = 0;
+    cudaDeviceProp prop;
+    BENCH_CHECK (cudaGetDevice (&dev));
+    BENCH_CHECK (cudaGetDeviceProperties (&prop, dev));
+    memset (&c.npp, 0, sizeof (c.npp));
+    c.npp.hStream = c.stream;
+    c.npp.nCudaDeviceId = dev;
+    c.npp.nMultiProcessorCount = prop.multiProcessorCount;
+    c.npp.nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
+    c.npp.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
+    c.npp.nSharedMemPerBlock = prop.sharedMemPerBlock;
+    c.npp.nCudaDevAttrComputeCapabilityMajor = prop.major;
+    c.npp.nCudaDevAttrComputeCapabilityMinor = prop.minor;
+    unsigned int flags = 0;
+    BENCH_CHECK (cudaStreamGetFlags (c.stream, &flags));
+    c.npp.nStreamFlags = flags;
+  }
+#endif
+
+  printf ("histogram bench on %s, %d runs per timing, 256 bins\n", c.device.c_str (),
+      c.args.runs);
+  printf ("device-to-device copy: %.0f GB/s (read + write)\n",
+      bench::copy_bandwidth_gbs (c.stream));
+#ifndef HAVE_NPP
+  printf ("(built without NPP: NPP baselines skipped; use bench/build-device.sh)\n");
+#endif
+  printf ("%-7s %-11s %-8s %-24s %9s %9s %8s %7s\n", "case", "size", "content",
+      "variant", "median ms", "min ms", "GB/s", "lib/this");
+
+  struct Size { int w, h; };
+  std::vector<Size> sizes = { {1920, 1080}, {3840, 2160}, {7680, 4320}, {16384, 16384} };
+  if (c.args.quick)
+    sizes.resize (2);
+  const Fill fills[] = { Fill::random, Fill::constant, Fill::natural };
+  for (Size s : sizes)
+    for (Fill f : fills)
+      bench_plane (c, s.w, s.h, f);
+  for (Size s : sizes) {
+    if (s.w > 7680)
+      continue;       /* 1 GB of RGBA and its CPU reference: skipped */
+    for (Fill f : fills)
+      bench_rgba (c, s.w, s.h, f);
+  }
+  for (Size s : sizes)
+    for (Fill f : fills)
+      bench_yuv (c, s.w, s.h, f);
+  return 0;
+}

@@ -1,0 +1,481 @@
+/* Benchmark of the integral family (not a test): our single_pass, multi_pass
+ * and automatic SATs against NPP's nppiIntegral_8u32s_C1R_Ctx and the copy
+ * bandwidth floor, at 1080p, UHD, 8K and 16384^2.
+ *
+ *   bench_integral [--runs N] [--quick] [--json PATH] [--sweep]
+ *
+ * Every variant's output is checked against cip::ref::integral once per size
+ * before it is timed; a mismatch aborts. GB/s counts bytes read (the 8-bit
+ * input) plus bytes written (the table(s)). --sweep also times the kernels'
+ * tuning knobs (rows per strip, look-back bound, block size) at each size. */
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "bench.h"
+#include "cip/integral.h"
+#include "detail/integral_internal.h"
+
+#ifdef HAVE_NPP
+#include <npp.h>
+#endif
+
+namespace {
+
+struct Size { int w, h; };
+
+struct Image {
+  int w = 0, h = 0;
+  size_t pitch = 0;
+  std::vector<uint8_t> host;
+  uint8_t *dev = nullptr;
+};
+
+Image
+make_input (int w, int h, bool constant)
+{
+  Image im;
+  im.w = w;
+  im.h = h;
+  im.pitch = (size_t) (w + 255) / 256 * 256;
+  im.host.resize (im.pitch * h);
+  uint32_t s = 0x9E3779B9u;
+  for (auto &b : im.host) {
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+    b = constant ? 117 : (uint8_t) (s >> 24);
+  }
+  BENCH_CHECK (cudaMalloc (&im.dev, im.host.size ()));
+  BENCH_CHECK (cudaMemcpy (im.dev, im.host.data (), im.host.size (),
+          cudaMemcpyHostToDevice));
+  return im;
+}
+
+cip::ImageView
+dev_view (const Image &im)
+{
+  cip::ImageView v;
+  v.data = im.dev;
+  v.pitch = im.pitch;
+  v.width = im.w;
+  v.height = im.h;
+  return v;
+}
+
+cip::ImageView
+host_view (const Image &im)
+{
+  cip::ImageView v = dev_view (im);
+  v.data = im.host.data ();
+  return v;
+}
+
+/* A device table (W+1) x (H+1) with a 256-byte-aligned pitch. */
+struct Table {
+  size_t pitch = 0, bytes = 0;
+  void *dev = nullptr;
+  Table (int w, int h, size_t es) {
+    pitch = (((size_t) w + 1) * es + 255) / 256 * 256;
+    bytes = pitch * ((size_t) h + 1);
+    BENCH_CHECK (cudaMalloc (&dev, bytes));
+  }
+  ~Table () { cudaFree (dev); }
+  Table (const Table &) = delete;
+  Table &operator= (const Table &) = delete;
+};
+
+/* Reference tables (u32 or u64, squares optional) on the host, compact. */
+struct Ref {
+  std::vector<uint8_t> sum;
+  std::vector<uint64_t> sq;
+  size_t sum_pitch = 0;
+};
+
+Ref
+make_ref (const Image &im, cip::SatType type, bool squared)
+{
+  Ref r;
+  const size_t es = type == cip::SatType::u32 ? 4 : 8;
+  r.sum_pitch = ((size_t) im.w + 1) * es;
+  r.sum.resize (r.sum_pitch * ((size_t) im.h + 1));
+  cip::SatDest d;
+  d.sum = r.sum.data ();
+  d.sum_pitch = r.sum_pitch;
+  if (squared) {
+    r.sq.resize (((size_t) im.w + 1) * ((size_t) im.h + 1));
+    d.sqsum = r.sq.data ();
+    d.sqsum_pitch = ((size_t) im.w + 1) * 8;
+  }
+  if (cip::ref::integral (host_view (im), type, d) != cip::Status::ok) {
+    fprintf (stderr, "reference failed\n");
+    exit (2);
+  }
+  return r;
+}
+
+/* Compares a device table with a compact host one; returns the number of
+ * differing rows (0 = identical) and prints the first difference. */
+size_t
+compare (const void *dev, size_t dev_pitch, const void *host, size_t row_bytes,
+    int rows, const char *what)
+{
+  std::vector<uint8_t> buf (dev_pitch * rows);
+  BENCH_CHECK (cudaMemcpy (buf.data (), dev, buf.size (),
+          cudaMemcpyDeviceToHost));
+  size_t bad = 0;
+  for (int y = 0; y < rows; y++) {
+    const uint8_t *a = buf.data () + (size_t) y * dev_pitch;
+    const uint8_t *b = (const uint8_t *) host + (size_t) y * row_bytes;
+    if (memcmp (a, b, row_bytes) != 0) {
+      if (!bad) {
+        size_t k = 0;
+        while (a[k] == b[k])
+          k++;
+        fprintf (stderr, "%s: first difference in row %d near byte %zu\n", what,
+            y, k);
+      }
+      bad++;
+    }
+  }
+  return bad;
+}
+
+struct Row {
+  std::string size, variant;
+  double ms, gbs, pct_copy, speedup;
+};
+
+struct Context {
+  bench::Args args;
+  bench::JsonLines *json;
+  cudaStream_t stream;
+  double copy_gbs;
+  std::string device;
+  int runs;
+  void *ws = nullptr;
+  size_t ws_bytes = 0;
+};
+
+void
+ensure_ws (Context &cx, size_t bytes)
+{
+  if (bytes <= cx.ws_bytes)
+    return;
+  if (cx.ws)
+    BENCH_CHECK (cudaFree (cx.ws));
+  BENCH_CHECK (cudaMalloc (&cx.ws, bytes));
+  cx.ws_bytes = bytes;
+  if (cip::integral_workspace_init (cx.ws, bytes, cx.stream) != cip::Status::ok) {
+    fprintf (stderr, "workspace init failed\n");
+    exit (2);
+  }
+}
+
+std::string
+size_name (const Size &s)
+{
+  return std::to_string (s.w) + "x" + std::to_string (s.h);
+}
+
+void
+print_row (const Row &r)
+{
+  char sp[32] = "-";
+  if (r.speedup > 0)
+    snprintf (sp, sizeof (sp), "%.1fx", r.speedup);
+  printf ("%-12s %-34s %10.4f %9.0f %8.1f%% %9s\n", r.size.c_str (),
+      r.variant.c_str (), r.ms, r.gbs, r.pct_copy, sp);
+  fflush (stdout);
+}
+
+void
+emit (Context &cx, const Row &r, const std::string &input, double floor_ms,
+    const std::string &extra = "")
+{
+  print_row (r);
+  using bench::kv;
+  std::string f = kv ("bench", std::string ("integral")) + ", " +
+      kv ("device", cx.device) + ", " + kv ("size", r.size) + ", " +
+      kv ("input", input) + ", " + kv ("variant", r.variant) + ", " +
+      kv ("median_ms", r.ms) + ", " + kv ("gbs", r.gbs) + ", " +
+      kv ("pct_copy", r.pct_copy) + ", " + kv ("floor_ms", floor_ms) + ", " +
+      kv ("copy_gbs", cx.copy_gbs) + ", " + kv ("runs", (double) cx.runs);
+  if (r.speedup > 0)
+    f += ", " + kv ("speedup_vs_npp", r.speedup);
+  if (!extra.empty ())
+    f += ", " + extra;
+  cx.json->write (f);
+}
+
+/* Runs cip::integral once and verifies it, then times it. */
+bench::Timing
+time_ours (Context &cx, const Image &im, cip::SatType type, bool squared,
+    cip::SatAlgorithm algo, const Ref &ref, const std::string &what)
+{
+  const size_t es = type == cip::SatType::u32 ? 4 : 8;
+  Table sum (im.w, im.h, es);
+  Table sq (squared ? im.w : 0, squared ? im.h : 0, 8);
+  ensure_ws (cx, cip::integral_workspace_bytes (im.w, im.h, type, squared));
+  cip::SatDest d;
+  d.sum = sum.dev;
+  d.sum_pitch = sum.pitch;
+  if (squared) {
+    d.sqsum = static_cast<uint64_t *> (sq.dev);
+    d.sqsum_pitch = sq.pitch;
+  }
+  const cip::ImageView v = dev_view (im);
+  auto run = [&] (cudaStream_t st) {
+    cip::Status s = cip::integral (v, type, d, cx.ws, cx.ws_bytes, st, algo);
+    if (s != cip::Status::ok) {
+      fprintf (stderr, "%s: %s (%s)\n", what.c_str (), cip::status_string (s),
+          cip::last_cuda_error ());
+      exit (2);
+    }
+  };
+  /* verify, on poisoned outputs */
+  BENCH_CHECK (cudaMemsetAsync (sum.dev, 0xAB, sum.bytes, cx.stream));
+  if (squared)
+    BENCH_CHECK (cudaMemsetAsync (sq.dev, 0xAB, sq.bytes, cx.stream));
+  run (cx.stream);
+  BENCH_CHECK (cudaStreamSynchronize (cx.stream));
+  size_t bad = compare (sum.dev, sum.pitch, ref.sum.data (), ref.sum_pitch,
+      im.h + 1, what.c_str ());
+  if (!bad && squared)
+    bad = compare (sq.dev, sq.pitch, ref.sq.data (), ((size_t) im.w + 1) * 8,
+        im.h + 1, (what + " sqsum").c_str ());
+  if (bad) {
+    fprintf (stderr, "ABORT: %s differs from the reference in %zu rows\n",
+        what.c_str (), bad);
+    exit (3);
+  }
+  return bench::time_ms (cx.stream, run, cx.runs, 10);
+}
+
+#ifdef HAVE_NPP
+NppStreamContext
+npp_context (cudaStream_t stream)
+{
+  NppStreamContext c;
+  memset (&c, 0, sizeof (c));
+  int dev = 0;
+  cudaDeviceProp p;
+  BENCH_CHECK (cudaGetDevice (&dev));
+  BENCH_CHECK (cudaGetDeviceProperties (&p, dev));
+  unsigned flags = 0;
+  BENCH_CHECK (cudaStreamGetFlags (stream, &flags));
+  c.hStream = stream;
+  c.nCudaDeviceId = dev;
+  c.nMultiProcessorCount = p.multiProcessorCount;
+  c.nMaxThreadsPerMultiProcessor = p.maxThreadsPerMultiProcessor;
+  c.nMaxThreadsPerBlock = p.maxThreadsPerBlock;
+  c.nSharedMemPerBlock = p.sharedMemPerBlock;
+  c.nCudaDevAttrComputeCapabilityMajor = p.major;
+  c.nCudaDevAttrComputeCapabilityMinor = p.minor;
+  c.nStreamFlags = flags;
+  return c;
+}
+
+/* NPP's 8u32s integral (same exclusive layout, nVal = 0); its output is
+ * compared with our u32 reference bit for bit and a difference is reported,
+ * not fatal. Returns the median ms or a negative value if NPP failed. */
+double
+time_npp (Context &cx, const Image &im, const Ref &ref32, const std::string &sz)
+{
+  Table t (im.w, im.h, 4);
+  const NppStreamContext ctx = npp_context (cx.stream);
+  const NppiSize roi = { im.w, im.h };
+  NppStatus ns = nppiIntegral_8u32s_C1R_Ctx (im.dev, (int) im.pitch,
+      static_cast<Npp32s *> (t.dev), (int) t.pitch, roi, 0, ctx);
+  BENCH_CHECK (cudaStreamSynchronize (cx.stream));
+  if (ns != NPP_SUCCESS) {
+    printf ("%-12s NPP nppiIntegral_8u32s_C1R failed: status %d\n",
+        sz.c_str (), (int) ns);
+    return -1;
+  }
+  if (compare (t.dev, t.pitch, ref32.sum.data (), ref32.sum_pitch, im.h + 1,
+          "npp"))
+    printf ("%-12s note: NPP's output differs from the reference (see stderr)\n",
+        sz.c_str ());
+  bench::Timing tm = bench::time_ms (cx.stream, [&] (cudaStream_t) {
+        nppiIntegral_8u32s_C1R_Ctx (im.dev, (int) im.pitch,
+            static_cast<Npp32s *> (t.dev), (int) t.pitch, roi, 0, ctx);
+      }, cx.runs, 10);
+  return tm.median_ms;
+}
+#endif
+
+double
+bytes_moved (const Size &s, cip::SatType type, bool squared)
+{
+  const double px = (double) s.w * s.h;
+  const double out = ((double) s.w + 1) * ((double) s.h + 1);
+  return px + out * (type == cip::SatType::u32 ? 4 : 8) + (squared ? out * 8 : 0);
+}
+
+std::string
+config_string (const Size &s, cip::SatType type, bool squared,
+    cip::SatAlgorithm a)
+{
+  const cip::detail::SatConfig c = cip::detail::sat_config (s.w, s.h, type,
+      squared, a);
+  char buf[128];
+  snprintf (buf, sizeof (buf), "TH=%d threads=%d strips=%d seg=%d K=%d", c.th,
+      c.threads, c.strips, c.segments, c.lookback);
+  return buf;
+}
+
+void
+bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
+    bool sweep)
+{
+  const std::string sz = size_name (s);
+  const std::string input = constant ? "constant" : "random";
+  Image im = make_input (s.w, s.h, constant);
+  const double floor32 = bytes_moved (s, cip::SatType::u32, false) /
+      (cx.copy_gbs * 1e6);
+  printf ("\n== %s, %s input: automatic picks %s; copy floor (u32) %.4f ms\n",
+      sz.c_str (), input.c_str (), cip::sat_algorithm_name (
+          cip::integral_pick (s.w, s.h, cip::SatType::u32)), floor32);
+  printf ("   single_pass: %s\n   multi_pass:  %s\n",
+      config_string (s, cip::SatType::u32, false,
+          cip::SatAlgorithm::single_pass).c_str (),
+      config_string (s, cip::SatType::u32, false,
+          cip::SatAlgorithm::multi_pass).c_str ());
+  cx.json->write (bench::kv ("bench", std::string ("integral")) + ", " +
+      bench::kv ("size", sz) + ", " + bench::kv ("input", input) + ", " +
+      bench::kv ("automatic_picks", std::string (cip::sat_algorithm_name (
+                  cip::integral_pick (s.w, s.h, cip::SatType::u32)))));
+  Ref ref32 = make_ref (im, cip::SatType::u32, false);
+
+  double npp_ms = -1;
+#ifdef HAVE_NPP
+  npp_ms = time_npp (cx, im, ref32, sz);
+  if (npp_ms > 0) {
+    const double b = bytes_moved (s, cip::SatType::u32, false);
+    Row r { sz, "npp 8u32s", npp_ms, b / (npp_ms * 1e6),
+      100.0 * floor32 / npp_ms, 0 };
+    emit (cx, r, input, floor32);
+  }
+#endif
+  {
+    Row r { sz, "floor (copy bandwidth), u32", floor32,
+      bytes_moved (s, cip::SatType::u32, false) / (floor32 * 1e6), 100.0,
+      npp_ms > 0 ? npp_ms / floor32 : 0 };
+    emit (cx, r, input, floor32);
+  }
+
+  struct V { cip::SatType type; bool sq; const char *name; };
+  std::vector<V> vars = { {cip::SatType::u32, false, "u32"} };
+  if (extra_types) {
+    vars.push_back ({cip::SatType::u64, false, "u64"});
+    vars.push_back ({cip::SatType::u32, true, "u32+sq"});
+  }
+  const cip::SatAlgorithm algos[] = { cip::SatAlgorithm::single_pass,
+    cip::SatAlgorithm::multi_pass, cip::SatAlgorithm::automatic };
+  for (const V &v : vars) {
+    Ref ref = v.type == cip::SatType::u32 && !v.sq ? Ref () :
+        make_ref (im, v.type, v.sq);
+    const Ref &rr = v.type == cip::SatType::u32 && !v.sq ? ref32 : ref;
+    const double b = bytes_moved (s, v.type, v.sq);
+    const double fl = b / (cx.copy_gbs * 1e6);
+    for (cip::SatAlgorithm a : algos) {
+      const std::string name = std::string (cip::sat_algorithm_name (a)) + " " +
+          v.name;
+      bench::Timing t = time_ours (cx, im, v.type, v.sq, a, rr, sz + " " + name);
+      Row r { sz, name, t.median_ms, b / (t.median_ms * 1e6),
+        100.0 * fl / t.median_ms,
+        npp_ms > 0 && v.type == cip::SatType::u32 && !v.sq ?
+            npp_ms / t.median_ms : 0 };
+      emit (cx, r, input, fl, bench::kv ("config", config_string (s, v.type,
+                  v.sq, a)) + ", " + bench::kv ("min_ms", t.min_ms));
+    }
+  }
+
+  if (sweep) {
+    printf ("-- sweep at %s (u32): TH = rows per strip, K = look-back bound, "
+        "NT = threads per block cap\n", sz.c_str ());
+    const int ths[] = { 8, 16, 24, 32, 48, 64 };
+    const int ks[] = { 4, 8, 16, 32, 64 };
+    const int nts[] = { 256, 512 };
+    const double b = bytes_moved (s, cip::SatType::u32, false);
+    for (int nt : nts) {
+      if (nt == 256 && s.w < 4096)
+        continue;               /* same block either way */
+      for (int th : ths) {
+        for (int k : ks) {
+          cip::detail::SatTuning tu;
+          tu.th_single = th;
+          tu.lookback = k;
+          tu.max_threads = nt;
+          cip::detail::sat_set_tuning (tu);
+          const std::string name = "sweep single TH=" + std::to_string (th) +
+              " K=" + std::to_string (k) + " NT<=" + std::to_string (nt);
+          bench::Timing t = time_ours (cx, im, cip::SatType::u32, false,
+              cip::SatAlgorithm::single_pass, ref32, sz + " " + name);
+          Row r { sz, name, t.median_ms, b / (t.median_ms * 1e6),
+            100.0 * floor32 / t.median_ms, npp_ms > 0 ? npp_ms / t.median_ms : 0 };
+          emit (cx, r, input, floor32, bench::kv ("sweep", 1.0));
+        }
+        cip::detail::SatTuning tu;
+        tu.th_multi = th;
+        tu.max_threads = nt;
+        cip::detail::sat_set_tuning (tu);
+        const std::string name = "sweep multi TH=" + std::to_string (th) +
+            " NT<=" + std::to_string (nt);
+        bench::Timing t = time_ours (cx, im, cip::SatType::u32, false,
+            cip::SatAlgorithm::multi_pass, ref32, sz + " " + name);
+        Row r { sz, name, t.median_ms, b / (t.median_ms * 1e6),
+          100.0 * floor32 / t.median_ms, npp_ms > 0 ? npp_ms / t.median_ms : 0 };
+        emit (cx, r, input, floor32, bench::kv ("sweep", 1.0));
+      }
+    }
+    cip::detail::sat_set_tuning (cip::detail::SatTuning ());
+  }
+  BENCH_CHECK (cudaFree (im.dev));
+}
+
+}  // namespace
+
+int
+main (int argc, char **argv)
+{
+  Context cx;
+  cx.args = bench::parse_args (argc, argv);
+  bool sweep = false;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp (argv[i], "--sweep"))
+      sweep = true;
+  bench::JsonLines json (cx.args.json);
+  cx.json = &json;
+  cx.runs = cx.args.quick ? std::min (cx.args.runs, 20) :
+      std::max (cx.args.runs, 50);
+  BENCH_CHECK (cudaStreamCreateWithFlags (&cx.stream, cudaStreamNonBlocking));
+  cx.device = bench::device_name ();
+  cx.copy_gbs = bench::copy_bandwidth_gbs (cx.stream);
+  printf ("integral bench on %s: device-to-device copy %.0f GB/s (read + write), "
+      "median of %d runs\n", cx.device.c_str (), cx.copy_gbs, cx.runs);
+#ifndef HAVE_NPP
+  printf ("NPP not built in: no NPP baseline\n");
+#endif
+  printf ("%-12s %-34s %10s %9s %9s %9s\n", "size", "variant", "ms", "GB/s",
+      "%copy", "vs NPP");
+  std::vector<Size> sizes = { {1920, 1080}, {3840, 2160} };
+  if (!cx.args.quick) {
+    sizes.push_back ({7680, 4320});
+    sizes.push_back ({16384, 16384});
+  }
+  for (const Size &s : sizes)
+    bench_size (cx, s, false, s.w == 3840, sweep);
+  bench_size (cx, {3840, 2160}, true, false, false);
+  if (cx.ws)
+    cudaFree (cx.ws);
+  cudaStreamDestroy (cx.stream);
+  return 0;
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# On the GPU machine: builds the kernel benches with the machine's nvcc (NPP
+# linked when present), runs them and the element throughput bench, and writes
+# bench.txt (tables) and bench.json (JSON lines) under $OUT.
+# Usage: bench/run-device.sh STAGED_BUILD [--quick] [family ...]
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+staged=${1:?usage: run-device.sh STAGED_BUILD [--quick] [family ...]}; shift
+quick=""; [ "${1:-}" = "--quick" ] && { quick=--quick; shift; }
+families=${*:-integral histogram boxfilter}
+out=${OUT:-/tmp}
+txt="$out/bench.txt"; json="$out/bench.json"
+nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv | tee -a "$txt"
+bash "$top/bench/build-device.sh" /tmp/cip-bench sm_90 >> "$out/bench-build.log" 2>&1 || true
+for f in $families; do
+  b=/tmp/cip-bench/bench_$f
+  [ -x "$b" ] || { echo "bench_$f did not build (see bench-build.log)" | tee -a "$txt"; continue; }
+  echo "==== bench_$f" | tee -a "$txt"
+  timeout 240 "$b" --json "$json" $quick 2>&1 | tee -a "$txt"
+done
+if [ -x "$staged/bench/bench_element" ]; then
+  source "$top/.gpu/gst/env.sh"
+  export GST_PLUGIN_PATH="$staged/plugins"
+  echo "==== bench_element (4K NV12 CUDA frames, ring of 8)" | tee -a "$txt"
+  for e in "cudaintegral" "cudaintegral sat-type=u64" ${BENCH_ELEMENTS:-}; do
+    timeout 120 "$staged/bench/bench_element" --frames 3000 --json "$json" "$e" 2>&1 | tee -a "$txt"
+  done
+fi

@@ -1,0 +1,117 @@
+#include "gsthistogrammeta.h"
+
+#include <string.h>
+#include <gst/video/video.h>
+
+GType
+gst_histogram_meta_api_get_type (void)
+{
+  static GType type = 0;
+  /* Tagged as depending on the video content: an element that produces new
+   * pixels (default GstBaseTransform meta handling) drops the histograms
+   * instead of attaching stale ones to its output. */
+  static const gchar *tags[] = { GST_META_TAG_VIDEO_STR,
+    GST_META_TAG_VIDEO_SIZE_STR, GST_META_TAG_VIDEO_ORIENTATION_STR,
+    GST_META_TAG_VIDEO_COLORSPACE_STR, NULL };
+
+  if (g_once_init_enter (&type)) {
+    GType t = gst_meta_api_type_register ("GstHistogramMetaAPI", tags);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static gboolean
+histogram_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
+{
+  GstHistogramMeta *m = (GstHistogramMeta *) meta;
+
+  m->bins = 0;
+  m->n_histograms = 0;
+  m->names = NULL;
+  m->counts = NULL;
+  m->roi_x = m->roi_y = m->roi_width = m->roi_height = 0;
+  return TRUE;
+}
+
+static void
+histogram_meta_free (GstMeta * meta, GstBuffer * buffer)
+{
+  GstHistogramMeta *m = (GstHistogramMeta *) meta;
+
+  g_clear_pointer (&m->names, g_strfreev);
+  g_clear_pointer (&m->counts, g_free);
+}
+
+static gboolean
+histogram_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
+    GQuark type, gpointer data)
+{
+  GstHistogramMeta *m = (GstHistogramMeta *) meta;
+
+  /* Only plain copies keep the histograms: any other transform changes
+   * pixels. */
+  if (!GST_META_TRANSFORM_IS_COPY (type))
+    return FALSE;
+  return gst_buffer_add_histogram_meta (dest, m->bins, m->n_histograms,
+      (const gchar * const *) m->names, m->counts, m->roi_x, m->roi_y,
+      m->roi_width, m->roi_height) != NULL;
+}
+
+const GstMetaInfo *
+gst_histogram_meta_get_info (void)
+{
+  static const GstMetaInfo *info = NULL;
+
+  if (g_once_init_enter ((GstMetaInfo **) & info)) {
+    const GstMetaInfo *mi = gst_meta_register (GST_HISTOGRAM_META_API_TYPE,
+        "GstHistogramMeta", sizeof (GstHistogramMeta), histogram_meta_init,
+        histogram_meta_free, histogram_meta_transform);
+    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
+  }
+  return info;
+}
+
+GstHistogramMeta *
+gst_buffer_add_histogram_meta (GstBuffer * buffer, guint bins,
+    guint n_histograms, const gchar * const *names, const guint64 * counts,
+    guint roi_x, guint roi_y, guint roi_width, guint roi_height)
+{
+  GstHistogramMeta *m;
+  guint i;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  g_return_val_if_fail (bins > 0 && n_histograms > 0, NULL);
+  g_return_val_if_fail (names != NULL && counts != NULL, NULL);
+
+  m = (GstHistogramMeta *) gst_buffer_add_meta (buffer,
+      GST_HISTOGRAM_META_INFO, NULL);
+  if (!m)
+    return NULL;
+  m->bins = bins;
+  m->n_histograms = n_histograms;
+  m->names = g_new0 (gchar *, n_histograms + 1);
+  for (i = 0; i < n_histograms; i++)
+    m->names[i] = g_strdup (names[i]);
+  m->counts = (guint64 *) g_memdup2 (counts,
+      (gsize) n_histograms * bins * sizeof (guint64));
+  m->roi_x = roi_x;
+  m->roi_y = roi_y;
+  m->roi_width = roi_width;
+  m->roi_height = roi_height;
+  return m;
+}
+
+const guint64 *
+gst_histogram_meta_get_counts (const GstHistogramMeta * meta,
+    const gchar * name)
+{
+  guint i;
+
+  g_return_val_if_fail (meta != NULL && name != NULL, NULL);
+  for (i = 0; i < meta->n_histograms; i++) {
+    if (strcmp (meta->names[i], name) == 0)
+      return meta->counts + (gsize) i * meta->bins;
+  }
+  return NULL;
+}

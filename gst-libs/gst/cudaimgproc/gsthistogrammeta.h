@@ -1,0 +1,82 @@
+/* GstHistogramMeta: the per-frame histograms attached by the cudahistogram
+ * element, for applications that read buffers rather than the bus.
+ *
+ * A meta holds @n_histograms histograms of @bins bins each, one after the
+ * other in @counts: histogram i (named @names[i]) is
+ *   counts[i * bins + 0 .. i * bins + bins - 1].
+ * Counts are those of this frame only (the bus message of the element sums
+ * them over its `interval`). 8-bit values map evenly to bins:
+ *   bin = value * bins / 256,  so bin b holds values [b * 256 / bins,
+ *   (b + 1) * 256 / bins - 1].
+ * Names are "luma"; or "red", "green", "blue"; or "plane0", "plane1", ...
+ * (see the element's `mode` property).
+ *
+ * @roi_x, @roi_y, @roi_width, @roi_height give the region the histograms
+ * were taken over after clipping to the frame, in luma pixel coordinates
+ * (the chroma histograms of subsampled formats cover the chroma samples of
+ * that region). Every luma/colour histogram sums to roi_width * roi_height.
+ *
+ * The meta owns copies of its names and counts; a plain buffer copy copies
+ * them, any transform that changes the video drops the meta.
+ */
+#pragma once
+
+#include <gst/gst.h>
+
+#include "gstintegralmeta.h"    /* GST_CUDAIMGPROC_API */
+
+G_BEGIN_DECLS
+
+typedef struct _GstHistogramMeta GstHistogramMeta;
+
+/**
+ * GstHistogramMeta:
+ * @meta: parent
+ * @bins: bins per histogram (a power of two, 2..256)
+ * @n_histograms: number of histograms (1..4)
+ * @names: @n_histograms names, %NULL-terminated
+ * @counts: @n_histograms * @bins counts, histogram i at @counts[i * @bins]
+ * @roi_x: left edge of the region, luma pixels
+ * @roi_y: top edge of the region, luma pixels
+ * @roi_width: width of the region (0 when it lies outside the frame)
+ * @roi_height: height of the region (0 when it lies outside the frame)
+ *
+ * Since: 0.1
+ */
+struct _GstHistogramMeta {
+  GstMeta meta;
+
+  guint bins;
+  guint n_histograms;
+  gchar **names;
+  guint64 *counts;
+  guint roi_x;
+  guint roi_y;
+  guint roi_width;
+  guint roi_height;
+};
+
+GST_CUDAIMGPROC_API GType gst_histogram_meta_api_get_type (void);
+#define GST_HISTOGRAM_META_API_TYPE (gst_histogram_meta_api_get_type ())
+
+GST_CUDAIMGPROC_API const GstMetaInfo *gst_histogram_meta_get_info (void);
+#define GST_HISTOGRAM_META_INFO (gst_histogram_meta_get_info ())
+
+#define gst_buffer_get_histogram_meta(b) \
+  ((GstHistogramMeta *) gst_buffer_get_meta ((b), GST_HISTOGRAM_META_API_TYPE))
+
+/* Copies @names (@n_histograms strings) and @counts (@n_histograms * @bins
+ * values). The region is given in luma pixel coordinates. */
+GST_CUDAIMGPROC_API
+GstHistogramMeta *gst_buffer_add_histogram_meta (GstBuffer * buffer,
+    guint bins, guint n_histograms, const gchar * const *names,
+    const guint64 * counts, guint roi_x, guint roi_y, guint roi_width,
+    guint roi_height);
+
+/* The @bins counts of the histogram called @name, or %NULL if the meta has
+ * none of that name. */
+GST_CUDAIMGPROC_API
+const guint64 *gst_histogram_meta_get_counts (const GstHistogramMeta * meta,
+    const gchar * name);
+
+G_END_DECLS

@@ -1,0 +1,144 @@
+/* cip integral: the CPU reference, the argument checks shared with the GPU
+ * path, and the entry points of CPU-only builds. Plain C++. */
+#include <cstdint>
+#include <cstring>
+
+#include "cip/integral.h"
+#include "../src/detail/integral_internal.h"
+
+namespace cip {
+
+const char *
+sat_algorithm_name (SatAlgorithm a)
+{
+  switch (a) {
+    case SatAlgorithm::automatic: return "automatic";
+    case SatAlgorithm::single_pass: return "single_pass";
+    case SatAlgorithm::multi_pass: return "multi_pass";
+  }
+  return "?";
+}
+
+namespace detail {
+
+Status
+integral_check_args (const ImageView &src, SatType type, const SatDest &dst)
+{
+  if (!view_is_valid (src))
+    return Status::invalid_argument;
+  if (type != SatType::u32 && type != SatType::u64)
+    return Status::invalid_argument;
+  if (src.width == 0 && src.height == 0)
+    return Status::ok;          /* nothing to write */
+  const size_t es = type == SatType::u32 ? 4 : 8;
+  const size_t w1 = (size_t) src.width + 1;
+  if (!dst.sum || dst.sum_pitch % es != 0 || (uintptr_t) dst.sum % es != 0)
+    return Status::invalid_argument;
+  if (src.height > 0 && dst.sum_pitch < w1 * es)
+    return Status::invalid_argument;
+  if (dst.sqsum) {
+    if (dst.sqsum_pitch % 8 != 0 || (uintptr_t) dst.sqsum % 8 != 0)
+      return Status::invalid_argument;
+    if (src.height > 0 && dst.sqsum_pitch < w1 * 8)
+      return Status::invalid_argument;
+  }
+  return Status::ok;
+}
+
+}  // namespace detail
+
+namespace ref {
+
+template <typename T>
+static void
+sat_plane (const ImageView &src, T *sum, size_t sum_pitch, uint64_t *sq,
+    size_t sq_pitch)
+{
+  const int w = src.width, h = src.height;
+  auto srow = [&] (int y) {
+    return (T *) ((uint8_t *) sum + (size_t) y * sum_pitch);
+  };
+  auto qrow = [&] (int y) {
+    return (uint64_t *) ((uint8_t *) sq + (size_t) y * sq_pitch);
+  };
+  for (int x = 0; x <= w; x++)
+    srow (0)[x] = 0;
+  if (sq)
+    for (int x = 0; x <= w; x++)
+      qrow (0)[x] = 0;
+  for (int y = 0; y < h; y++) {
+    const uint8_t *in = src.data + (size_t) y * src.pitch;
+    const T *above = srow (y);
+    T *out = srow (y + 1);
+    T run = 0;                  /* T arithmetic: u32 wraps modulo 2^32 */
+    out[0] = 0;
+    for (int x = 0; x < w; x++) {
+      run += (T) in[(size_t) x * src.step];
+      out[x + 1] = above[x + 1] + run;
+    }
+    if (sq) {
+      const uint64_t *qa = qrow (y);
+      uint64_t *qo = qrow (y + 1);
+      uint64_t qrun = 0;
+      qo[0] = 0;
+      for (int x = 0; x < w; x++) {
+        const uint64_t v = in[(size_t) x * src.step];
+        qrun += v * v;
+        qo[x + 1] = qa[x + 1] + qrun;
+      }
+    }
+  }
+}
+
+Status
+integral (const ImageView &src, SatType type, const SatDest &dst)
+{
+  Status st = detail::integral_check_args (src, type, dst);
+  if (st != Status::ok || (src.width == 0 && src.height == 0))
+    return st;
+  if (type == SatType::u32)
+    sat_plane<uint32_t> (src, (uint32_t *) dst.sum, dst.sum_pitch, dst.sqsum,
+        dst.sqsum_pitch);
+  else
+    sat_plane<uint64_t> (src, (uint64_t *) dst.sum, dst.sum_pitch, dst.sqsum,
+        dst.sqsum_pitch);
+  return Status::ok;
+}
+
+}  // namespace ref
+
+#ifndef HAVE_CUDA
+/* CPU-only build: the GPU entry points exist and refuse. */
+size_t
+integral_workspace_bytes (int, int, SatType, bool)
+{
+  return 0;
+}
+
+Status
+integral_workspace_init (void *, size_t, Stream)
+{
+  return Status::unsupported;
+}
+
+SatAlgorithm
+integral_pick (int, int, SatType)
+{
+  return SatAlgorithm::multi_pass;
+}
+
+Status
+integral (const ImageView &src, SatType type, const SatDest &dst, void *,
+    size_t, Stream, SatAlgorithm algo)
+{
+  if (algo != SatAlgorithm::automatic && algo != SatAlgorithm::single_pass &&
+      algo != SatAlgorithm::multi_pass)
+    return Status::invalid_argument;
+  Status st = detail::integral_check_args (src, type, dst);
+  if (st != Status::ok)
+    return st;
+  return Status::unsupported;
+}
+#endif
+
+}  // namespace cip

@@ -1,0 +1,687 @@
+/* Box filter on the GPU: per-plane u32 SATs (cip::integral) and one gather
+ * kernel for all planes, or one direct shared-memory kernel for small radii.
+ * The per-pixel arithmetic is detail/boxfilter_math.h, shared with the CPU
+ * reference. */
+#include "cip/boxfilter.h"
+#include "cip/integral.h"
+
+#include "detail/boxfilter_math.h"
+#include "detail/boxfilter_plan.h"
+#include "detail/check.cuh"
+
+namespace cip {
+
+using detail::BoxSpan;
+using detail::box_span;
+using detail::box_rcp;
+using detail::box_round_div;
+
+namespace {
+
+constexpr unsigned kFull = 0xffffffffu;
+
+/* ---- SAT gather ----------------------------------------------------------
+ * A warp walks along one output row, 256 outputs per step (8 per lane), up to
+ * kGatherMaxSteps steps (fewer on small frames, so that there are enough
+ * blocks to fill the GPU); a block is 8 warps on 8 rows. For its 8 outputs at x a
+ * lane needs SAT columns x-rx .. x-rx+7 and x+rx+1 .. x+rx+8 of two rows:
+ * two or three aligned 16-byte loads per row and side (the third overlaps the
+ * next lane's first and comes from L1; cheaper than shuffles, measured). All
+ * loads of a step are issued before the first is used; walking along the row
+ * lets the left taps of a step hit in L1 what the right taps of earlier steps
+ * brought in. Rounded division by a constant area is a multiply-high.
+ * Windows cut by the left or right edge use the same taps: a column left of
+ * the frame reads as SAT column 0 (zero), one right of it is replaced by
+ * column W, and for replicate the edge columns are added as often as the
+ * window repeats them (the decomposition of boxfilter_math.h, per lane).
+ * SATs without 16-byte aligned rows take the per-pixel path of
+ * boxfilter_math.h. */
+constexpr int kGatherRows = 8;
+constexpr int kGatherThreads = 32 * kGatherRows;
+constexpr int kGatherPx = 8;
+constexpr int kGatherStepW = 32 * kGatherPx;
+constexpr int kGatherMaxSteps = 4;
+
+struct GatherPlane {
+  const uint8_t *sat;
+  size_t sat_pitch;
+  uint8_t *dst;
+  size_t dst_pitch;
+  int dst_step;
+  int w, h, rx, ry;
+  int tiles_x, block_begin;
+  uint32_t full_area;
+  float rcp_full;
+  detail::BoxDivisor div_full;
+  int vec;                      /* SAT rows 16-byte aligned */
+};
+
+struct GatherParams {
+  GatherPlane p[boxfilter_max_planes];
+  int n;
+  int replicate;
+  int steps;                    /* 1 .. kGatherMaxSteps */
+};
+
+struct DevSat {
+  const uint8_t *base;
+  size_t pitch;
+  __host__ __device__ __forceinline__ uint32_t operator() (int x, int y) const {
+#ifdef __CUDA_ARCH__
+    return __ldg ((const uint32_t *) (base + (size_t) y * pitch) + x);
+#else
+    return ((const uint32_t *) (base + (size_t) y * pitch))[x];
+#endif
+  }
+};
+
+/* The 16-byte groups holding row[c .. c+7] for this lane: a = c - o with
+ * o = c & 3, the same for every lane of the warp (c = warp base + 8 * lane +
+ * const), so the selection below is a uniform branch. lim = W + 1. Groups
+ * outside [0, lim) read as 0: only lanes that need none of them use the
+ * result. Rows are 16-byte aligned with a pitch of whole groups, so a group
+ * starting at a <= W lies inside the row's allocation. */
+struct Taps8 {
+  uint4 a0, a1, b;
+};
+
+__device__ __forceinline__ void
+taps8_load (const uint32_t *row, int c, int o, int lim, Taps8 &t)
+{
+  const int a = c - o;
+  const uint4 z = make_uint4 (0, 0, 0, 0);
+  t.a0 = a >= 0 && a < lim ? __ldg (reinterpret_cast<const uint4 *> (row + a)) : z;
+  t.a1 = a + 4 >= 0 && a + 4 < lim ?
+      __ldg (reinterpret_cast<const uint4 *> (row + a + 4)) : z;
+  t.b = o != 0 && a + 8 >= 0 && a + 8 < lim ?
+      __ldg (reinterpret_cast<const uint4 *> (row + a + 8)) : z;
+}
+
+/* The 11 elements row[a .. a+10] of a group triple, t0 minus t1. */
+__device__ __forceinline__ void
+taps8_diff (const Taps8 &t0, const Taps8 &t1, uint32_t e[11])
+{
+  e[0] = t0.a0.x - t1.a0.x;
+  e[1] = t0.a0.y - t1.a0.y;
+  e[2] = t0.a0.z - t1.a0.z;
+  e[3] = t0.a0.w - t1.a0.w;
+  e[4] = t0.a1.x - t1.a1.x;
+  e[5] = t0.a1.y - t1.a1.y;
+  e[6] = t0.a1.z - t1.a1.z;
+  e[7] = t0.a1.w - t1.a1.w;
+  e[8] = t0.b.x - t1.b.x;
+  e[9] = t0.b.y - t1.b.y;
+  e[10] = t0.b.z - t1.b.z;
+}
+
+/* v[k] = e[o + k], k = 0..7 (o is warp-uniform). */
+__device__ __forceinline__ void
+select8 (const uint32_t e[11], int o, uint32_t v[8])
+{
+  switch (o) {
+    case 0:
+#pragma unroll
+      for (int k = 0; k < 8; k++)
+        v[k] = e[k];
+      break;
+    case 1:
+#pragma unroll
+      for (int k = 0; k < 8; k++)
+        v[k] = e[k + 1];
+      break;
+    case 2:
+#pragma unroll
+      for (int k = 0; k < 8; k++)
+        v[k] = e[k + 2];
+      break;
+    default:
+#pragma unroll
+      for (int k = 0; k < 8; k++)
+        v[k] = e[k + 3];
+      break;
+  }
+}
+
+/* Two SAT rows y0 < y1 as differences d(c) = S(c, y0) - S(c, y1), so that
+ * the sum of rows [y0, y1) over columns [x0, x1) is d(x0) - d(x1); plus the
+ * values the clamped windows at the left and right edges need: d(1), d(w-1)
+ * and d(w) (d(0) = 0). */
+struct RowPair {
+  const uint32_t *r0, *r1;
+  uint32_t d1, dw1, dw;
+};
+
+__device__ __forceinline__ RowPair
+row_pair (const GatherPlane &G, int y0, int y1)
+{
+  RowPair p;
+  p.r0 = (const uint32_t *) (G.sat + (size_t) y0 * G.sat_pitch);
+  p.r1 = (const uint32_t *) (G.sat + (size_t) y1 * G.sat_pitch);
+  p.d1 = __ldg (p.r0 + 1) - __ldg (p.r1 + 1);
+  p.dw1 = __ldg (p.r0 + G.w - 1) - __ldg (p.r1 + G.w - 1);
+  p.dw = __ldg (p.r0 + G.w) - __ldg (p.r1 + G.w);
+  return p;
+}
+
+/* s[k] = sum over the row pair of the window of output x + k, k = 0..7:
+ * columns [x+k-rx, x+k+rx] clamped to the frame (clip: the part inside; a
+ * left column below 0 reads as 0 = d(0) because whole 16-byte groups before
+ * the row read as 0), and for replicate the first and last column repeated as
+ * often as the window reaches past them. edge: some lane of the warp has a
+ * window reaching past an edge (warp-uniform). */
+__device__ __forceinline__ void
+pair_sum8 (const GatherPlane &G, const RowPair &p, int x, bool replicate,
+    bool edge, uint32_t s[8])
+{
+  const int w = G.w, rx = G.rx, lim = w + 1;
+  const int cl = x - rx, cr = x + rx + 1;
+  const int ol = cl & 3, orr = cr & 3;
+  Taps8 t[4];
+  taps8_load (p.r0, cl, ol, lim, t[0]);
+  taps8_load (p.r1, cl, ol, lim, t[1]);
+  taps8_load (p.r0, cr, orr, lim, t[2]);
+  taps8_load (p.r1, cr, orr, lim, t[3]);
+  uint32_t e[11], vl[8], vr[8];
+  taps8_diff (t[0], t[1], e);
+  select8 (e, ol, vl);
+  taps8_diff (t[2], t[3], e);
+  select8 (e, orr, vr);
+  if (edge) {
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+      if (cr + k > w)
+        vr[k] = p.dw;             /* right column clamped to w */
+  }
+#pragma unroll
+  for (int k = 0; k < 8; k++)
+    s[k] = vl[k] - vr[k];
+  if (replicate && edge) {
+    const uint32_t c0 = 0u - p.d1;          /* column 0 over the rows */
+    const uint32_t cw = p.dw1 - p.dw;       /* column w-1 over the rows */
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+      const int lo = rx - (x + k), hi = x + k + rx + 1 - w;
+      if (lo > 0)
+        s[k] += (uint32_t) lo * c0;
+      if (hi > 0)
+        s[k] += (uint32_t) hi * cw;
+    }
+  }
+}
+
+/* Stores 8 outputs, byte k of lo (k < 4) / hi (k >= 4) = output x + k. */
+__device__ __forceinline__ void
+store8 (uint8_t *drow, int step, int x, int w, uint32_t lo, uint32_t hi)
+{
+  uint8_t *d = drow + (size_t) x * step;
+  if (step == 1 && x + 7 < w) {
+    if (((uintptr_t) d & 7) == 0) {
+      *reinterpret_cast<uint2 *> (d) = make_uint2 (lo, hi);
+      return;
+    }
+    if (((uintptr_t) d & 3) == 0) {
+      reinterpret_cast<uint32_t *> (d)[0] = lo;
+      reinterpret_cast<uint32_t *> (d)[1] = hi;
+      return;
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < 8; k++)
+    if (x + k < w)
+      d[(size_t) k * step] = (uint8_t) ((k < 4 ? lo : hi) >> (8 * (k & 3)));
+}
+
+__global__ void __launch_bounds__ (kGatherThreads)
+box_gather (const __grid_constant__ GatherParams P)
+{
+  int b = blockIdx.x, pi = 0;
+  for (int i = 1; i < P.n; i++)
+    if (b >= P.p[i].block_begin)
+      pi = i;
+  const GatherPlane &G = P.p[pi];
+  b -= G.block_begin;
+  const int ty = b / G.tiles_x, tx = b - ty * G.tiles_x;
+  const int lane = threadIdx.x & 31;
+  const int y = ty * kGatherRows + (int) (threadIdx.x >> 5);
+  if (y >= G.h)
+    return;                     /* whole warp */
+  const int w = G.w, h = G.h, rx = G.rx;
+  const bool replicate = P.replicate != 0;
+  const BoxSpan sy = box_span (y, G.ry, h);
+  const uint32_t ah = (uint32_t) (sy.hi - sy.lo);
+  const bool full_rows = ah == (uint32_t) (2 * G.ry + 1);
+  uint8_t *drow = G.dst + (size_t) y * G.dst_pitch;
+
+  if (!G.vec) {
+    /* SAT rows not 16-byte aligned: per-pixel taps */
+    const DevSat S = { G.sat, G.sat_pitch };
+    for (int x = (tx * P.steps) * kGatherStepW + kGatherPx * lane;
+        x < w && x < (tx + 1) * P.steps * kGatherStepW; x += kGatherStepW) {
+      uint32_t lo = 0, hi = 0;
+      for (int k = 0; k < 8 && x + k < w; k++) {
+        const uint32_t v = detail::box_pixel (S, x + k, y, w, h, rx, G.ry,
+            replicate, G.full_area, G.rcp_full);
+        if (k < 4)
+          lo |= v << (8 * k);
+        else
+          hi |= v << (8 * (k - 4));
+      }
+      store8 (drow, G.dst_step, x, w, lo, hi);
+    }
+    return;
+  }
+
+  const RowPair main = row_pair (G, sy.lo, sy.hi);
+  for (int step = 0; step < P.steps; step++) {
+    const int xw = (tx * P.steps + step) * kGatherStepW;
+    if (xw >= w)
+      break;                    /* whole warp */
+    const int x = xw + kGatherPx * lane;
+    /* windows of this lane reaching past the left or right edge */
+    const bool lane_edge = x - rx < 0 || x + kGatherPx + rx > w;
+    const bool edge = __any_sync (kFull, lane_edge);
+    uint32_t sum[8];
+    pair_sum8 (G, main, x, replicate, edge, sum);
+    if (replicate && sy.rep_lo) {     /* row 0 repeated */
+      uint32_t t[8];
+      pair_sum8 (G, row_pair (G, 0, 1), x, true, edge, t);
+#pragma unroll
+      for (int k = 0; k < 8; k++)
+        sum[k] += (uint32_t) sy.rep_lo * t[k];
+    }
+    if (replicate && sy.rep_hi) {     /* row h-1 repeated */
+      uint32_t t[8];
+      pair_sum8 (G, row_pair (G, h - 1, h), x, true, edge, t);
+#pragma unroll
+      for (int k = 0; k < 8; k++)
+        sum[k] += (uint32_t) sy.rep_hi * t[k];
+    }
+    if (x >= w)
+      continue;
+    uint32_t lo = 0, hi = 0;
+    if (replicate || (!lane_edge && full_rows)) {
+#pragma unroll
+      for (int k = 0; k < 4; k++) {
+        lo |= detail::box_round_div_magic (sum[k], G.div_full) << (8 * k);
+        hi |= detail::box_round_div_magic (sum[k + 4], G.div_full) << (8 * k);
+      }
+    } else {
+      /* clipped windows: the area of each */
+#pragma unroll
+      for (int k = 0; k < 8; k++) {
+        const BoxSpan sx = box_span (x + k, rx, w);
+        const uint32_t area = (uint32_t) (sx.hi - sx.lo) * ah;
+        const float rcp = area == G.full_area ? G.rcp_full : box_rcp (area);
+        const uint32_t v = box_round_div (sum[k], area, rcp);
+        if (k < 4)
+          lo |= v << (8 * k);
+        else
+          hi |= v << (8 * (k - 4));
+      }
+    }
+    store8 (drow, G.dst_step, x, w, lo, hi);
+  }
+}
+
+/* ---- direct (small radii) -------------------------------------------------
+ * A block computes a 128 x 64 tile: it stages the source tile with its halo
+ * in shared memory (samples clamped for replicate, zero outside for clip) in
+ * 16-byte chunks, all loads in flight at once; sums each row horizontally
+ * (u16: at most 33 * 255); then each warp slides a vertical window down 8
+ * output rows, 4 columns per lane. */
+constexpr int kDirTileW = 128;
+constexpr int kDirWarps = 8;
+constexpr int kDirThreads = 32 * kDirWarps;
+/* Tile heights: short tiles for small vertical radii (more blocks: small
+ * frames fill the GPU), tall ones above (less halo to stage and sum). */
+constexpr int kDirTileHSmall = 32;
+constexpr int kDirTileHLarge = 64;
+constexpr int kDirSmallMaxRy = 6;
+/* 16-byte chunks per staged row: the row starts up to 15 bytes into its first
+ * chunk (the source's alignment), so (cols + 15) bytes, rounded up. */
+__host__ __device__ constexpr int
+dir_chunks (int rx)
+{
+  return (kDirTileW + 2 * rx + 30) / 16;
+}
+
+/* Stores the 4 outputs packed in v (byte k = output x + k). */
+__device__ __forceinline__ void
+store4 (uint8_t *drow, int step, int x, int w, uint32_t v)
+{
+  uint8_t *d = drow + (size_t) x * step;
+  if (step == 1 && x + 3 < w && ((uintptr_t) d & 3) == 0) {
+    *reinterpret_cast<uint32_t *> (d) = v;
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    if (x + k < w)
+      d[(size_t) k * step] = (uint8_t) (v >> (8 * k));
+}
+
+/* 16 source samples from column gx0 of row rowp: one aligned load when they
+ * are all inside the row of a planar source, else one by one, clamped
+ * (replicate) or zero outside (clip); a row outside the frame is all zero for
+ * clip (rowp is the clamped row). */
+__device__ __forceinline__ uint4
+load_chunk (const uint8_t *rowp, int gx0, int w, int step, bool replicate,
+    bool yin)
+{
+  if (!yin && !replicate)
+    return make_uint4 (0, 0, 0, 0);
+  if (step == 1 && gx0 >= 0 && gx0 + 16 <= w)
+    return __ldg (reinterpret_cast<const uint4 *> (rowp + gx0));
+  uint32_t wd[4] = { 0, 0, 0, 0 };
+#pragma unroll
+  for (int i = 0; i < 16; i++) {
+    const int gx = gx0 + i;
+    const int cx = gx < 0 ? 0 : (gx >= w ? w - 1 : gx);
+    uint32_t v = 0;
+    if (replicate || gx == cx)
+      v = __ldg (rowp + (size_t) cx * step);
+    wd[i >> 2] |= v << (8 * (i & 3));
+  }
+  return make_uint4 (wd[0], wd[1], wd[2], wd[3]);
+}
+
+struct DirectPlane {
+  const uint8_t *src;
+  size_t src_pitch;
+  int src_step;
+  uint8_t *dst;
+  size_t dst_pitch;
+  int dst_step;
+  int w, h, rx, ry;
+  int tiles_x, block_begin;
+  uint32_t full_area;
+  float rcp_full;
+  detail::BoxDivisor div_full;
+};
+
+struct DirectParams {
+  DirectPlane p[boxfilter_max_planes];
+  int n;
+  int replicate;
+  int tile_pitch;               /* bytes per staged source row, multiple of 16 */
+  int tile_rows;                /* TH + 2 * (largest ry) */
+};
+
+template <int TH, int MAX_RY>
+__global__ void __launch_bounds__ (kDirThreads, TH == kDirTileHSmall ? 8 : 4)
+box_direct (const __grid_constant__ DirectParams P)
+{
+  constexpr int kRowsPerWarp = TH / kDirWarps;
+  constexpr int kMaxRows = TH + 2 * MAX_RY;
+  /* staging: a half-warp per row, a lane per 16-byte chunk (<= 11 chunks) */
+  constexpr int kMaxIter = (kMaxRows + 2 * kDirWarps - 1) / (2 * kDirWarps);
+  static_assert (dir_chunks (boxfilter_direct_max_radius) <= 16, "chunks");
+  extern __shared__ __align__ (16) uint8_t smem[];
+  int b = blockIdx.x, pi = 0;
+  for (int i = 1; i < P.n; i++)
+    if (b >= P.p[i].block_begin)
+      pi = i;
+  const DirectPlane &D = P.p[pi];
+  b -= D.block_begin;
+  const int ty = b / D.tiles_x, tx = b - ty * D.tiles_x;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int w = D.w, h = D.h, rx = D.rx, ry = D.ry;
+  const bool replicate = P.replicate != 0;
+  const int x0 = tx * kDirTileW, y0 = ty * TH;
+  const int rows = TH + 2 * ry;
+  const int tp = P.tile_pitch;
+  uint2 *hs = reinterpret_cast<uint2 *> (smem);     /* [tile_rows][32] x 4 u16 */
+  uint8_t *t = smem + (size_t) P.tile_rows * kDirTileW * sizeof (uint16_t);
+
+  /* 1. source tile rows y0-ry .., columns x0-rx ..: row r is staged from
+   * the 16-byte boundary at or before its first sample, shift[r] bytes
+   * earlier (planar sources; 0 for channel views) */
+  __shared__ uint8_t shift[kMaxRows];
+  const int nch = dir_chunks (rx);
+  const int k = lane & 15;
+  const int r_first = 2 * warp + (lane >> 4);
+  uint4 v[kMaxIter];
+#pragma unroll
+  for (int it = 0; it < kMaxIter; it++) {
+    const int r = r_first + it * 2 * kDirWarps;
+    if (r < rows && k < nch) {
+      const int gy = y0 - ry + r;
+      const bool yin = gy >= 0 && gy < h;
+      const int cy = gy < 0 ? 0 : (gy >= h ? h - 1 : gy);
+      const uint8_t *rowp = D.src + (size_t) cy * D.src_pitch;
+      const int sh = D.src_step == 1 ?
+          (int) (((uintptr_t) rowp + (uintptr_t) (intptr_t) (x0 - rx)) & 15) : 0;
+      if (k == 0)
+        shift[r] = (uint8_t) sh;
+      v[it] = load_chunk (rowp, x0 - rx - sh + 16 * k, w, D.src_step,
+          replicate, yin);
+    }
+  }
+#pragma unroll
+  for (int it = 0; it < kMaxIter; it++) {
+    const int r = r_first + it * 2 * kDirWarps;
+    if (r < rows && k < nch)
+      *reinterpret_cast<uint4 *> (t + r * tp + 16 * k) = v[it];
+  }
+  __syncthreads ();
+
+  /* 2. horizontal sums of every staged row, 4 outputs per lane */
+  for (int r = warp; r < rows; r += kDirWarps) {
+    const uint8_t *tr = t + r * tp + shift[r] + 4 * lane;
+    uint32_t s = 0;
+    for (int j = 0; j <= 2 * rx; j++)
+      s += tr[j];
+    const uint32_t h0 = s;
+    s += (uint32_t) tr[2 * rx + 1] - tr[0];
+    const uint32_t h1 = s;
+    s += (uint32_t) tr[2 * rx + 2] - tr[1];
+    const uint32_t h2 = s;
+    s += (uint32_t) tr[2 * rx + 3] - tr[2];
+    hs[r * 32 + lane] = make_uint2 (h0 | (h1 << 16), h2 | (s << 16));
+  }
+  __syncthreads ();
+
+  /* 3. vertical sliding sums: rows oy .. oy+7 of the tile, columns x .. x+3 */
+  const int oy = warp * kRowsPerWarp;
+  const int x = x0 + 4 * lane;
+  uint32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  for (int j = 0; j <= 2 * ry; j++) {
+    const uint2 v = hs[(oy + j) * 32 + lane];
+    a0 += v.x & 0xffffu;
+    a1 += v.x >> 16;
+    a2 += v.y & 0xffffu;
+    a3 += v.y >> 16;
+  }
+  const BoxSpan sx0 = box_span (x, rx, w);
+#pragma unroll
+  for (int i = 0; i < kRowsPerWarp; i++) {
+    const int y = y0 + oy + i;
+    if (y < h && x < w) {
+      const uint32_t sums[4] = { a0, a1, a2, a3 };
+      uint32_t out = 0;
+      const BoxSpan sy = box_span (y, ry, h);
+      const uint32_t ah = (uint32_t) (sy.hi - sy.lo);
+      const bool inner_x = sx0.rep_lo == 0 && x + 4 + rx <= w;
+      if (replicate || (inner_x && ah == (uint32_t) (2 * ry + 1))) {
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+          out |= detail::box_round_div_magic (sums[k], D.div_full) << (8 * k);
+      } else {
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+          uint32_t aw = (uint32_t) (2 * rx + 1);
+          if (!inner_x) {
+            const BoxSpan sx = box_span (x + k, rx, w);
+            aw = (uint32_t) (sx.hi - sx.lo);
+          }
+          const uint32_t area = aw * ah;
+          const float rcp = area == D.full_area ? D.rcp_full : box_rcp (area);
+          out |= box_round_div (sums[k], area, rcp) << (8 * k);
+        }
+      }
+      store4 (D.dst + (size_t) y * D.dst_pitch, D.dst_step, x, w, out);
+    }
+    if (i + 1 < kRowsPerWarp) {
+      const uint2 in = hs[(oy + i + 2 * ry + 1) * 32 + lane];
+      const uint2 ou = hs[(oy + i) * 32 + lane];
+      a0 += (in.x & 0xffffu) - (ou.x & 0xffffu);
+      a1 += (in.x >> 16) - (ou.x >> 16);
+      a2 += (in.y & 0xffffu) - (ou.y & 0xffffu);
+      a3 += (in.y >> 16) - (ou.y >> 16);
+    }
+  }
+}
+
+int
+div_up (int a, int b)
+{
+  return (a + b - 1) / b;
+}
+
+}  // namespace
+
+Status
+boxfilter_workspace_init (void *d_ws, size_t ws_bytes, Stream stream)
+{
+  if (ws_bytes == 0)
+    return Status::ok;
+  if (!d_ws || ((uintptr_t) d_ws % 256) != 0)
+    return Status::invalid_argument;
+  return integral_workspace_init (d_ws, ws_bytes, stream);
+}
+
+Status
+boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
+    size_t ws_bytes, Stream stream, BoxAlgorithm algo)
+{
+  if (algo != BoxAlgorithm::automatic && algo != BoxAlgorithm::sat &&
+      algo != BoxAlgorithm::direct)
+    return Status::invalid_argument;
+  Status st = detail::box_validate (planes, n_planes, border, d_ws, ws_bytes);
+  if (st != Status::ok)
+    return st;
+  const detail::BoxLayout L = detail::box_layout (planes, n_planes);
+  if (L.total > 0 && (!d_ws || ws_bytes < L.total ||
+          ((uintptr_t) d_ws % 256) != 0))
+    return Status::invalid_argument;
+
+  bool direct[boxfilter_max_planes] = {};
+  int max_rx = 0, max_ry = 0;
+  for (int i = 0; i < n_planes; i++) {
+    const BoxPlane &p = planes[i];
+    if (detail::box_plane_empty (p))
+      continue;
+    BoxAlgorithm a = algo == BoxAlgorithm::automatic ? boxfilter_pick (p) : algo;
+    direct[i] = a == BoxAlgorithm::direct;
+    if (!direct[i])
+      continue;
+    if (p.rx > boxfilter_direct_max_radius || p.ry > boxfilter_direct_max_radius)
+      return Status::unsupported;
+    max_rx = p.rx > max_rx ? p.rx : max_rx;
+    max_ry = p.ry > max_ry ? p.ry : max_ry;
+  }
+  const int dir_th = max_ry <= kDirSmallMaxRy ? kDirTileHSmall : kDirTileHLarge;
+
+  const bool replicate = border == BoxBorder::replicate;
+  GatherParams gp = {};
+  DirectParams dp = {};
+  gp.replicate = dp.replicate = replicate ? 1 : 0;
+  long long gather_blocks = 0, direct_blocks = 0;
+  uint8_t *ws = static_cast<uint8_t *> (d_ws);
+
+  for (int i = 0; i < n_planes; i++) {
+    const BoxPlane &p = planes[i];
+    if (detail::box_plane_empty (p))
+      continue;
+    const int w = p.src.width, h = p.src.height;
+    const uint32_t full = (uint32_t) (2 * p.rx + 1) * (uint32_t) (2 * p.ry + 1);
+    if (direct[i]) {
+      DirectPlane &d = dp.p[dp.n++];
+      d.src = p.src.data;
+      d.src_pitch = p.src.pitch;
+      d.src_step = p.src.step;
+      d.dst = p.dst;
+      d.dst_pitch = p.dst_pitch;
+      d.dst_step = p.dst_step;
+      d.w = w;
+      d.h = h;
+      d.rx = p.rx;
+      d.ry = p.ry;
+      d.tiles_x = div_up (w, kDirTileW);
+      d.block_begin = (int) direct_blocks;
+      d.full_area = full;
+      d.rcp_full = box_rcp (full);
+      d.div_full = detail::box_divisor (full);
+      direct_blocks += (long long) d.tiles_x * div_up (h, dir_th);
+      continue;
+    }
+    GatherPlane &g = gp.p[gp.n++];
+    if (p.sat) {
+      g.sat = reinterpret_cast<const uint8_t *> (p.sat);
+      g.sat_pitch = p.sat_pitch;
+    } else {
+      SatDest sd;
+      sd.sum = ws + L.sat_offset[i];
+      sd.sum_pitch = L.sat_pitch[i];
+      st = integral (p.src, SatType::u32, sd, d_ws, L.integral_bytes, stream);
+      if (st != Status::ok)
+        return st;
+      g.sat = ws + L.sat_offset[i];
+      g.sat_pitch = L.sat_pitch[i];
+    }
+    g.vec = ((uintptr_t) g.sat % 16) == 0 && (g.sat_pitch % 16) == 0;
+    g.dst = p.dst;
+    g.dst_pitch = p.dst_pitch;
+    g.dst_step = p.dst_step;
+    g.w = w;
+    g.h = h;
+    g.rx = p.rx;
+    g.ry = p.ry;
+    g.full_area = full;
+    g.rcp_full = box_rcp (full);
+    g.div_full = detail::box_divisor (full);
+  }
+  if (gp.n > 0) {
+    /* steps along the row per warp: as many as leave about 6 blocks per SM */
+    int dev = 0, sms = 132;
+    CIP_CUDA_TRY (cudaGetDevice (&dev));
+    CIP_CUDA_TRY (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev));
+    long long blocks1 = 0;
+    for (int i = 0; i < gp.n; i++)
+      blocks1 += (long long) div_up (gp.p[i].w, kGatherStepW) *
+          div_up (gp.p[i].h, kGatherRows);
+    const long long per_step = 6LL * sms;
+    gp.steps = (int) (blocks1 / per_step > kGatherMaxSteps ? kGatherMaxSteps :
+        blocks1 / per_step < 1 ? 1 : blocks1 / per_step);
+    for (int i = 0; i < gp.n; i++) {
+      GatherPlane &g = gp.p[i];
+      g.tiles_x = div_up (g.w, kGatherStepW * gp.steps);
+      g.block_begin = (int) gather_blocks;
+      gather_blocks += (long long) g.tiles_x * div_up (g.h, kGatherRows);
+    }
+  }
+  if (gather_blocks > 0x7fffffffLL || direct_blocks > 0x7fffffffLL)
+    return Status::unsupported;
+
+  cudaStream_t s = stream;
+  if (gather_blocks > 0) {
+    box_gather <<<(unsigned) gather_blocks, kGatherThreads, 0, s>>> (gp);
+    CIP_LAUNCH_CHECK (s, "boxfilter gather");
+  }
+  if (direct_blocks > 0) {
+    dp.tile_pitch = 16 * dir_chunks (max_rx);
+    dp.tile_rows = dir_th + 2 * max_ry;
+    const size_t smem = (size_t) dp.tile_rows * kDirTileW * sizeof (uint16_t) +
+        (size_t) dp.tile_rows * dp.tile_pitch;
+    if (dir_th == kDirTileHSmall)
+      box_direct<kDirTileHSmall, kDirSmallMaxRy>
+          <<<(unsigned) direct_blocks, kDirThreads, smem, s>>> (dp);
+    else
+      box_direct<kDirTileHLarge, boxfilter_direct_max_radius>
+          <<<(unsigned) direct_blocks, kDirThreads, smem, s>>> (dp);
+    CIP_LAUNCH_CHECK (s, "boxfilter direct");
+  }
+  return Status::ok;
+}
+
+}  // namespace cip

@@ -1,0 +1,35 @@
+/* Argument checks and workspace layout of the box filter, shared by the GPU
+ * entry point (src/boxfilter.cu) and the CPU reference. Defined in
+ * ref/boxfilter_ref.cpp, which every build compiles. Plain C++. */
+#pragma once
+
+#include "cip/boxfilter.h"
+
+namespace cip {
+namespace detail {
+
+/* Workspace: cip::integral's scratch at offset 0, then one u32 SAT per plane
+ * that has no precomputed SAT (rows 128-byte aligned: the gather reads them
+ * 16 bytes at a time). */
+struct BoxLayout {
+  size_t integral_bytes = 0;            /* at offset 0 */
+  size_t sat_offset[boxfilter_max_planes] = {};
+  size_t sat_pitch[boxfilter_max_planes] = {};  /* 0: none (precomputed or empty) */
+  size_t total = 0;
+};
+
+BoxLayout box_layout (const BoxPlane *planes, int n_planes);
+
+/* Shapes, radii, pitches, border, and no destination overlapping a source,
+ * a precomputed SAT or [ws, ws + ws_bytes) (ws may be null). */
+Status box_validate (const BoxPlane *planes, int n_planes, BoxBorder border,
+    const void *ws, size_t ws_bytes);
+
+inline bool
+box_plane_empty (const BoxPlane &p)
+{
+  return p.src.width == 0 || p.src.height == 0;
+}
+
+}  // namespace detail
+}  // namespace cip

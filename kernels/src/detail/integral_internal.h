@@ -1,0 +1,46 @@
+/* Internals of the integral family shared by integral.cu, integral_ref.cpp,
+ * the test and the benchmark. Plain C++: compiles without CUDA. Not part of
+ * the public API. */
+#pragma once
+
+#include "cip/integral.h"
+
+namespace cip {
+namespace detail {
+
+/* Argument checks shared by cip::integral and cip::ref::integral (everything
+ * but the workspace): invalid_argument for bad views, types, destinations or
+ * pitches. Returns ok for a valid request, including empty ones. */
+Status integral_check_args (const ImageView &src, SatType type,
+    const SatDest &dst);
+
+/* Largest width or height the GPU path serves (Status::unsupported above).
+ * Column sums of squares of a whole column stay below 2^32 up to this height. */
+constexpr int kSatMaxSide = 65535;
+
+/* Tuning knobs of the GPU kernels, for benchmarks sweeping them (0 = the
+ * built-in default for the size). Process-wide, not thread-safe: set before
+ * sizing workspaces and launching. */
+struct SatTuning {
+  int th_single = 0;     /* rows per strip, single_pass (multiple of 8, 8..128) */
+  int th_multi = 0;      /* rows per strip, multi_pass (multiple of 8, 8..128) */
+  int lookback = 0;      /* aggregates summed before waiting on a prefix (1..1024) */
+  int max_threads = 0;   /* threads per block cap: 128, 256 or 512 */
+};
+void sat_set_tuning (const SatTuning &t);
+SatTuning sat_get_tuning ();
+
+/* The launch configuration integral() uses for this request. */
+struct SatConfig {
+  SatAlgorithm algo = SatAlgorithm::single_pass;  /* resolved, never automatic */
+  int threads = 0;       /* threads per block: 16 columns per thread */
+  int th = 0;            /* rows per strip */
+  int strips = 0;        /* blocks of the strip kernels */
+  int segments = 0;      /* column segments of 16 * threads columns per strip */
+  int lookback = 0;
+};
+SatConfig sat_config (int width, int height, SatType type, bool squared,
+    SatAlgorithm algo);
+
+}  // namespace detail
+}  // namespace cip

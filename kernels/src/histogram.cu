@@ -1,0 +1,843 @@
+/* cip histogram kernels (see cip/histogram.h).
+ *
+ * One launch computes every histogram of the call:
+ * - Inputs are gathered into "groups", each read once: a planar plane, the
+ *   channels of one packed frame (same size, step 2 or 4 and pitch, data
+ *   within one pixel), or a single input on the generic path (any step, any
+ *   pitch).
+ * - The grid is split between the groups in proportion to their work; a block
+ *   works on one group. Its warps take "items" from a grid-stride sequence:
+ *   vector paths: 32 lanes x kVecs 16-byte aligned chunks of one row (chunks
+ *   that straddle the row's ends are read byte by byte, so any pointer
+ *   alignment and pitch works and nothing outside the views' rows is read);
+ *   generic path: 32 lanes x kSamps samples of one row. Rows without gaps
+ *   (pitch == step * width) are read as one long row.
+ * - Each block counts into shared memory (one region per group member), then
+ *   adds its non-zero bins into an accumulator in the workspace with global
+ *   atomics. A ticket elects the last block, which moves the accumulator to
+ *   the output (overwrite or add) and zeroes it and the ticket for the next
+ *   call: no memset, one launch, the workspace stays zero between calls.
+ *
+ * Shared-memory layouts (per member region; `lane` = lane index in the warp):
+ * - replicated: word (bin << 5) + lane, 32-bit bins. Every lane owns a bank,
+ *   so a warp-wide atomic never conflicts, whatever the data.
+ * - packed16 / packed8: word ((bin >> L) << 5) + lane holding 2 (L = 1) or 4
+ *   (L = 2) sub-counters, followed by `bins` 32-bit "wide" bins. The atomic's
+ *   returned value tells whether this addition carried out of its sub-counter;
+ *   if so the thread works out every carry of that addition (carry-in vector
+ *   old ^ inc ^ new, carry out of bit 31 = new < old) and adds, per affected
+ *   sub-counter j, 2^W * carry_out(j) - carry_in(j) to wide[j]: the final
+ *   count of a bin is (sum of its sub-counters) + wide[bin], exactly, however
+ *   additions interleave (each atomic's carries are known exactly from the
+ *   value it returned; corrections are sums modulo 2^32).
+ * - warp_aggregated: word bin; lanes with equal bins are grouped with
+ *   __match_any_sync and the lowest lane adds the group's size.
+ * A thread whose 16-byte vector holds one value for a member (constant and
+ * flat regions) adds 16 / step at once instead of 16 / step times 1.
+ */
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "cip/histogram.h"
+#include "detail/check.cuh"
+
+namespace cip {
+
+namespace detail {
+/* kernels/ref/histogram_ref.cpp */
+Status histogram_validate (const HistInput *inputs, int count, int bins,
+    const void *hist);
+HistAlgorithm histogram_pick_group (uint64_t pixels, int members, int bins);
+}  // namespace detail
+
+namespace {
+
+/* Blocks of 512 threads, two per SM; 1024 threads when a block's shared
+ * memory leaves room for only one per SM (4 channels of replicated bins), so
+ * an SM keeps 32 warps either way (64 registers a thread). */
+constexpr int kMaxThreads = 1024;
+constexpr int kSmallThreads = 512;
+constexpr int kVecs = 4;                      /* 16-byte chunks per lane per item */
+constexpr int kChunksPerItem = 32 * kVecs;
+constexpr int kSamps = 8;                     /* generic path: samples per lane per item */
+constexpr int kMinItemsPerWarp = 1;           /* smallest work per warp when sizing the grid */
+constexpr size_t kWsHeader = 128;             /* ticket, then the accumulator */
+constexpr uint32_t kNoBin = 0xFFFFFFFFu;
+
+enum Path { kPathVec1, kPathVec2, kPathVec4, kPathGeneric };
+enum Algo { kReplicated, kPacked16, kPacked8, kWarpAgg };
+
+struct Member {
+  int input;        /* index of the output histogram */
+  int luma;         /* 0: the sample itself, 1: luma of three colour bytes */
+  int res;          /* vector paths: byte address modulo the step */
+  uint32_t c0, c2;  /* luma: weights of the first and the third colour byte */
+};
+
+struct Group {
+  const uint8_t *base;    /* vector: first byte of row 0; generic: view.data */
+  size_t pitch;
+  size_t span;            /* vector: bytes per row; generic: samples per row */
+  int step;               /* generic path: bytes between samples */
+  uint32_t items_per_row;
+  uint32_t items;
+  int path, algo, nmem;
+  int block_begin, nblocks;
+  uint32_t region_words;  /* shared-memory words per member, multiple of 4 */
+  Member mem[kHistogramMaxInputs];
+};
+
+struct Params {
+  Group g[kHistogramMaxInputs];
+  int ngroups;
+  int bins;
+  int shift;              /* bin = value >> shift */
+  int nout;
+  int accumulate;
+  uint32_t *out;
+  uint32_t *ticket;
+  uint32_t *acc;          /* nout * bins, zero between calls */
+};
+
+/* 32-bit words per lane copy. */
+__host__ __device__ constexpr uint32_t
+lane_words (int algo, int bins)
+{
+  return algo == kPacked16 ? (uint32_t) bins / 2 :
+      algo == kPacked8 ? ((uint32_t) bins + 3) / 4 : (uint32_t) bins;
+}
+
+__host__ __device__ constexpr uint32_t
+round4 (uint32_t n)
+{
+  return (n + 3) & ~3u;
+}
+
+__host__ __device__ constexpr uint32_t
+region_words (int algo, int bins)
+{
+  return algo == kWarpAgg ? round4 ((uint32_t) bins) :
+      algo == kReplicated ? lane_words (algo, bins) * 32 :
+      round4 (lane_words (algo, bins) * 32 + (uint32_t) bins);
+}
+
+
+constexpr size_t kMaxDynSmem =
+    (size_t) kHistogramMaxInputs * region_words (kReplicated, kHistogramMaxBins) * 4;
+
+/* ---- counters: one per (block, member), built per thread ----------------- */
+
+template <int A> struct Counter;
+
+template <> struct Counter<kReplicated> {
+  uint32_t *h;
+  __device__ Counter (uint32_t *region, int, int lane) : h (region + lane) {}
+  __device__ __forceinline__ void add (uint32_t bin, uint32_t k) const
+  {
+    atomicAdd (h + (bin << 5), k);
+  }
+};
+
+/* Rare path of the packed counters: the addition `inc` to a word that held
+ * `old` carried out of its sub-counter. Adds to the wide bins, per
+ * sub-counter j of the word, 2^W * (carry out of j) - (carry into j). */
+template <int W>
+__device__ __noinline__ void
+packed_carry (uint32_t *wide, uint32_t bins, uint32_t old, uint32_t inc,
+    uint32_t bin0)
+{
+  constexpr int kSub = 32 / W;
+  const uint32_t nw = old + inc;
+  const uint32_t cv = old ^ inc ^ nw;         /* bit i: carry into bit i */
+#pragma unroll
+  for (int j = 0; j < kSub; j++) {
+    const uint32_t cin = (cv >> (j * W)) & 1u;
+    uint32_t cout;
+    if (j == kSub - 1)
+      cout = nw < old ? 1u : 0u;              /* out of bit 31: lost in shared */
+    else
+      cout = (cv >> ((j + 1) * W)) & 1u;
+    const uint32_t corr = (cout << W) - cin;  /* modulo 2^32: -1 is fine */
+    if (corr != 0 && bin0 + j < bins)
+      atomicAdd (wide + bin0 + j, corr);
+  }
+}
+
+template <int W> struct PackedCounter {
+  static constexpr int kLog = W == 16 ? 1 : 2;  /* log2 sub-counters per word */
+  static constexpr uint32_t kSub = 32 / W;
+  static constexpr uint32_t kMax = (1u << W) - 1;
+  uint32_t *h, *wide;
+  uint32_t bins;
+
+  __device__ PackedCounter (uint32_t *region, int nbins, int lane)
+      : h (region + lane),
+        wide (region + (lane_words (W == 16 ? kPacked16 : kPacked8, nbins) << 5)),
+        bins ((uint32_t) nbins) {}
+
+  __device__ __forceinline__ void add (uint32_t bin, uint32_t k) const
+  {
+    const uint32_t sh = (bin & (kSub - 1)) * W;
+    const uint32_t inc = k << sh;
+    const uint32_t old = atomicAdd (h + ((bin >> kLog) << 5), inc);
+    if (((old >> sh) & kMax) + k > kMax)
+      packed_carry<W> (wide, bins, old, inc, bin & ~(kSub - 1));
+  }
+};
+
+template <> struct Counter<kPacked16> : PackedCounter<16> {
+  using PackedCounter<16>::PackedCounter;
+};
+template <> struct Counter<kPacked8> : PackedCounter<8> {
+  using PackedCounter<8>::PackedCounter;
+};
+
+template <> struct Counter<kWarpAgg> {
+  uint32_t *h;
+  int lane;
+  __device__ Counter (uint32_t *region, int, int l) : h (region), lane (l) {}
+  /* Called by all 32 lanes of the warp together; key = bin or kNoBin. */
+  __device__ __forceinline__ void add_key (uint32_t key) const
+  {
+    const uint32_t peers = __match_any_sync (0xFFFFFFFFu, key);
+    if (key != kNoBin && lane == __ffs ((int) peers) - 1)
+      atomicAdd (h + key, (uint32_t) __popc (peers));
+  }
+};
+
+/* ---- counting one 16-byte vector for one member -------------------------- */
+
+__device__ __forceinline__ uint32_t
+luma_bytes (uint32_t b0, uint32_t b1, uint32_t b2, const Member &mb)
+{
+  return (mb.c0 * b0 + kLuma709G * b1 + mb.c2 * b2 + 32768u) >> 16;
+}
+
+/* Bin of sample t (0 .. 16/S - 1) of member mb in the vector w. */
+template <int S, bool LUMA>
+__device__ __forceinline__ uint32_t
+vec_bin (const uint32_t (&w)[4], int t, const Member &mb, int shift,
+    uint32_t binmask)
+{
+  const int q = (t * S) >> 2;                  /* static once unrolled */
+  const int bo = ((t * S) & 3) * 8 + mb.res * 8;
+  if (LUMA)
+    return luma_bytes ((w[q] >> bo) & 0xFFu, (w[q] >> (bo + 8)) & 0xFFu,
+        (w[q] >> (bo + 16)) & 0xFFu, mb) >> shift;
+  return (w[q] >> (bo + shift)) & binmask;
+}
+
+/* m: valid bytes of the vector (bit i = byte i); diff: bits where words 1..3
+ * differ from word 0. */
+template <int A, int S, bool LUMA>
+__device__ __forceinline__ void
+count_vec (const Counter<A> &cnt, const Member &mb, const uint32_t (&w)[4],
+    uint32_t m, uint32_t diff, int shift, uint32_t binmask)
+{
+  constexpr int N = 16 / S;
+  if constexpr (A == kWarpAgg) {
+    (void) diff;
+#pragma unroll
+    for (int t = 0; t < N; t++) {
+      const bool ok = (m >> (mb.res + t * S)) & 1u;
+      cnt.add_key (ok ? vec_bin<S, LUMA> (w, t, mb, shift, binmask) : kNoBin);
+    }
+  } else {
+    if (m == 0xFFFFu) {
+      /* does this member see a single value in the whole vector? */
+      const int rb = mb.res * 8;
+      bool same;
+      if (S == 1)
+        same = diff == 0 && w[0] == __byte_perm (w[0], 0, 0);
+      else if (S == 2)
+        same = ((diff & (0x00FF00FFu << rb)) |
+            ((w[0] ^ (w[0] >> 16)) & (0xFFu << rb))) == 0;
+      else
+        same = (diff & ((LUMA ? 0xFFFFFFu : 0xFFu) << rb)) == 0;
+      if (same) {
+        cnt.add (vec_bin<S, LUMA> (w, 0, mb, shift, binmask), (uint32_t) N);
+        return;
+      }
+#pragma unroll
+      for (int t = 0; t < N; t++)
+        cnt.add (vec_bin<S, LUMA> (w, t, mb, shift, binmask), 1u);
+    } else if (m != 0) {
+#pragma unroll
+      for (int t = 0; t < N; t++)
+        if ((m >> (mb.res + t * S)) & 1u)
+          cnt.add (vec_bin<S, LUMA> (w, t, mb, shift, binmask), 1u);
+    }
+  }
+}
+
+/* ---- the work loops ------------------------------------------------------- */
+
+/* Vector path, step S in {1, 2, 4}: rows of g.span bytes from g.base; lane
+ * `lane` of a warp takes chunks lane, lane + 32, ... of its items. */
+template <int A, int S>
+__device__ void
+run_vec (const Params &p, const Group &g, uint32_t *smem, int lane,
+    uint32_t first, uint32_t stride)
+{
+  constexpr int kMaxMem = S == 1 ? 1 : kHistogramMaxInputs;
+  const int shift = p.shift;
+  const uint32_t binmask = (uint32_t) p.bins - 1;
+  const int nmem = g.nmem;
+  const uint32_t ipr = g.items_per_row;
+  const uint32_t items = g.items;
+  const size_t pitch = g.pitch;
+  const size_t span = g.span;
+  const uintptr_t base = (uintptr_t) g.base;
+
+  for (uint32_t item = first; item < items; item += stride) {
+    const uint32_t row = item / ipr;
+    const uint32_t k = item - row * ipr;
+    const uintptr_t lo = base + (size_t) row * pitch;
+    const uintptr_t hi = lo + span;
+    const uintptr_t a0 = lo & ~(uintptr_t) 15;
+    uint32_t w[kVecs][4];
+    uint32_t m[kVecs];
+#pragma unroll
+    for (int j = 0; j < kVecs; j++) {
+      const uintptr_t a = a0 + 16 * ((size_t) k * kChunksPerItem + (size_t) (j * 32 + lane));
+      if (a >= lo && a + 16 <= hi) {
+        const uint4 v = __ldg ((const uint4 *) a);
+        w[j][0] = v.x;
+        w[j][1] = v.y;
+        w[j][2] = v.z;
+        w[j][3] = v.w;
+        m[j] = 0xFFFFu;
+      } else {
+        /* a chunk that straddles an end of the row: its valid bytes only */
+        w[j][0] = w[j][1] = w[j][2] = w[j][3] = 0;
+        m[j] = 0;
+        if (a < hi) {
+#pragma unroll
+          for (int i = 0; i < 16; i++) {
+            if (a + i >= lo && a + i < hi) {
+              w[j][i >> 2] |= (uint32_t) __ldg ((const unsigned char *) (a + i)) << (8 * (i & 3));
+              m[j] |= 1u << i;
+            }
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kVecs; j++) {
+      const uint32_t diff = (w[j][0] ^ w[j][1]) | (w[j][0] ^ w[j][2]) | (w[j][0] ^ w[j][3]);
+#pragma unroll
+      for (int mi = 0; mi < kMaxMem; mi++) {
+        if (mi < nmem) {
+          const Member &mb = g.mem[mi];
+          const Counter<A> cnt (smem + mi * g.region_words, p.bins, lane);
+          if constexpr (S == 4) {
+            if (mb.luma)
+              count_vec<A, S, true> (cnt, mb, w[j], m[j], diff, shift, binmask);
+            else
+              count_vec<A, S, false> (cnt, mb, w[j], m[j], diff, shift, binmask);
+          } else {
+            count_vec<A, S, false> (cnt, mb, w[j], m[j], diff, shift, binmask);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Generic path: one member, any step and pitch; lane `lane` takes samples
+ * lane, lane + 32, ... of its items. */
+template <int A>
+__device__ void
+run_generic (const Params &p, const Group &g, uint32_t *smem, int lane,
+    uint32_t first, uint32_t stride)
+{
+  const Member &mb = g.mem[0];
+  const Counter<A> cnt (smem, p.bins, lane);
+  const int shift = p.shift;
+  const int luma = mb.luma;
+  const uint32_t ipr = g.items_per_row;
+  const uint32_t items = g.items;
+  const size_t step = (size_t) g.step;
+
+  for (uint32_t item = first; item < items; item += stride) {
+    const uint32_t row = item / ipr;
+    const uint32_t k = item - row * ipr;
+    const uint8_t *rowp = g.base + (size_t) row * g.pitch;
+    uint32_t bin[kSamps];
+#pragma unroll
+    for (int j = 0; j < kSamps; j++) {
+      const size_t x = (size_t) k * (32 * kSamps) + (size_t) (j * 32 + lane);
+      bin[j] = kNoBin;
+      if (x < g.span) {
+        const uint8_t *q = rowp + x * step;
+        if (luma)
+          bin[j] = luma_bytes (__ldg (q), __ldg (q + 1), __ldg (q + 2), mb) >> shift;
+        else
+          bin[j] = (uint32_t) __ldg (q) >> shift;
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kSamps; j++) {
+      if constexpr (A == kWarpAgg)
+        cnt.add_key (bin[j]);
+      else if (bin[j] != kNoBin)
+        cnt.add (bin[j], 1u);
+    }
+  }
+}
+
+/* Adds one member's block histogram (region r) to acc[0 .. bins). */
+template <int A>
+__device__ void
+merge (const uint32_t *r, uint32_t *acc, int bins, int tid)
+{
+  if constexpr (A == kWarpAgg) {
+    for (int b = tid; b < bins; b += (int) blockDim.x) {
+      const uint32_t v = r[b];
+      if (v)
+        atomicAdd (acc + b, v);
+    }
+  } else {
+    /* P threads (consecutive lanes) per word of the lane copies; nw * P is a
+     * multiple of 32, so whole warps take part in the shuffles or leave. */
+    const int nw = (int) lane_words (A, bins);   /* a power of two */
+    const int P = min (32, (int) blockDim.x / nw);
+    if (tid >= nw * P)
+      return;
+    const int wi = tid / P;
+    const int part = tid & (P - 1);
+    uint32_t s0 = 0, s1 = 0;
+    for (int i = 0; i < 32 / P; i++) {
+      /* lanes part + P * (i + wi): a different bank for each thread of a warp */
+      const uint32_t x = r[wi * 32 + ((part + P * (i + wi)) & 31)];
+      if (A == kReplicated) {
+        s0 += x;
+      } else if (A == kPacked16) {
+        s0 += x & 0xFFFFu;
+        s1 += x >> 16;
+      } else {
+        /* bytes 0, 2 and 1, 3 in 16-bit fields: at most 32 * 255 each */
+        s0 += x & 0x00FF00FFu;
+        s1 += (x >> 8) & 0x00FF00FFu;
+      }
+    }
+    for (int o = P / 2; o > 0; o >>= 1) {
+      s0 += __shfl_xor_sync (0xFFFFFFFFu, s0, o);
+      s1 += __shfl_xor_sync (0xFFFFFFFFu, s1, o);
+    }
+    if (part != 0)
+      return;
+    const uint32_t *wide = r + nw * 32;
+    if (A == kReplicated) {
+      if (s0)
+        atomicAdd (acc + wi, s0);
+    } else if (A == kPacked16) {
+      const uint32_t v0 = s0 + wide[2 * wi], v1 = s1 + wide[2 * wi + 1];
+      if (v0)
+        atomicAdd (acc + 2 * wi, v0);
+      if (v1)
+        atomicAdd (acc + 2 * wi + 1, v1);
+    } else {
+      const uint32_t f[4] = { s0 & 0xFFFFu, s1 & 0xFFFFu, s0 >> 16, s1 >> 16 };
+#pragma unroll
+      for (int c = 0; c < 4; c++) {
+        const int b = 4 * wi + c;
+        if (b < bins) {
+          const uint32_t v = f[c] + wide[b];
+          if (v)
+            atomicAdd (acc + b, v);
+        }
+      }
+    }
+  }
+}
+
+template <int A>
+__device__ void
+block_work (const Params &p, const Group &g, uint32_t *smem)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid & 31;
+  const uint32_t n4 = (uint32_t) g.nmem * g.region_words / 4;
+  uint4 *s4 = reinterpret_cast<uint4 *> (smem);
+  for (uint32_t i = tid; i < n4; i += blockDim.x)
+    s4[i] = make_uint4 (0, 0, 0, 0);
+  __syncthreads ();
+
+  const uint32_t warps = blockDim.x >> 5;
+  const uint32_t first = (blockIdx.x - (uint32_t) g.block_begin) * warps + (uint32_t) (tid >> 5);
+  const uint32_t stride = (uint32_t) g.nblocks * warps;
+  switch (g.path) {
+    case kPathVec1: run_vec<A, 1> (p, g, smem, lane, first, stride); break;
+    case kPathVec2: run_vec<A, 2> (p, g, smem, lane, first, stride); break;
+    case kPathVec4: run_vec<A, 4> (p, g, smem, lane, first, stride); break;
+    default: run_generic<A> (p, g, smem, lane, first, stride); break;
+  }
+  __syncthreads ();
+
+  for (int mi = 0; mi < g.nmem; mi++)
+    merge<A> (smem + mi * g.region_words, p.acc + (size_t) g.mem[mi].input * p.bins,
+        p.bins, tid);
+}
+
+__global__ void __launch_bounds__ (kMaxThreads, 1)
+histogram_kernel (const __grid_constant__ Params p)
+{
+  extern __shared__ uint4 dyn_smem[];
+  __shared__ int s_last;
+  uint32_t *smem = reinterpret_cast<uint32_t *> (dyn_smem);
+  const int tid = threadIdx.x;
+
+  int gi = -1;
+  for (int i = 0; i < p.ngroups; i++)
+    if ((int) blockIdx.x >= p.g[i].block_begin &&
+        (int) blockIdx.x < p.g[i].block_begin + p.g[i].nblocks)
+      gi = i;
+  if (gi >= 0) {
+    const Group &g = p.g[gi];
+    switch (g.algo) {
+      case kReplicated: block_work<kReplicated> (p, g, smem); break;
+      case kPacked16: block_work<kPacked16> (p, g, smem); break;
+      case kPacked8: block_work<kPacked8> (p, g, smem); break;
+      default: block_work<kWarpAgg> (p, g, smem); break;
+    }
+  }
+
+  /* The last block to get here moves the accumulator to the output and
+   * leaves the workspace zeroed (threadFenceReduction pattern). */
+  __threadfence ();
+  __syncthreads ();
+  if (tid == 0)
+    s_last = atomicAdd (p.ticket, 1u) == gridDim.x - 1;
+  __syncthreads ();
+  if (!s_last)
+    return;
+  __threadfence ();
+  const int n = p.nout * p.bins;
+  for (int i = tid; i < n; i += (int) blockDim.x) {
+    const uint32_t prev = p.accumulate ? p.out[i] : 0u;
+    p.out[i] = prev + atomicExch (p.acc + i, 0u);
+  }
+  if (tid == 0)
+    *p.ticket = 0;    /* the next kernel on the stream starts after this one */
+}
+
+/* ---- host side -------------------------------------------------------------- */
+
+constexpr int kMaxDevices = 64;
+
+struct DevInfo {
+  bool ready = false;
+  int sms = 0;
+  size_t dyn_max = 0;     /* dynamic shared memory a block may use */
+};
+
+struct OccEntry {
+  int dev;
+  int threads;
+  size_t smem;
+  int blocks;
+};
+
+std::atomic<int> g_max_blocks (0);
+std::mutex g_mu;
+DevInfo g_dev[kMaxDevices];
+std::vector<OccEntry> g_occ;
+
+/* SM count and shared-memory limit of the current device, queried once. */
+Status
+device_info (int *dev, DevInfo *info)
+{
+  CIP_CUDA_TRY (cudaGetDevice (dev));
+  if (*dev < 0 || *dev >= kMaxDevices)
+    return Status::unsupported;
+  std::lock_guard<std::mutex> lock (g_mu);
+  DevInfo &d = g_dev[*dev];
+  if (!d.ready) {
+    int sms = 0, optin = 0;
+    CIP_CUDA_TRY (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, *dev));
+    CIP_CUDA_TRY (cudaDeviceGetAttribute (&optin,
+        cudaDevAttrMaxSharedMemoryPerBlockOptin, *dev));
+    cudaFuncAttributes fa;
+    CIP_CUDA_TRY (cudaFuncGetAttributes (&fa, histogram_kernel));
+    size_t dyn = (size_t) optin > fa.sharedSizeBytes ? (size_t) optin - fa.sharedSizeBytes : 0;
+    dyn = std::min (dyn, kMaxDynSmem);
+    CIP_CUDA_TRY (cudaFuncSetAttribute (histogram_kernel,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) dyn));
+    d.sms = sms > 0 ? sms : 1;
+    d.dyn_max = dyn;
+    d.ready = true;
+  }
+  *info = d;
+  return Status::ok;
+}
+
+/* Resident blocks per SM for this block size and dynamic shared memory,
+ * cached. */
+Status
+blocks_per_sm (int dev, int threads, size_t smem, int *blocks)
+{
+  std::lock_guard<std::mutex> lock (g_mu);
+  for (const OccEntry &e : g_occ) {
+    if (e.dev == dev && e.threads == threads && e.smem == smem) {
+      *blocks = e.blocks;
+      return Status::ok;
+    }
+  }
+  int n = 0;
+  CIP_CUDA_TRY (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
+      histogram_kernel, threads, smem));
+  n = std::max (n, 1);
+  if (g_occ.size () < 256)
+    g_occ.push_back ({ dev, threads, smem, n });
+  *blocks = n;
+  return Status::ok;
+}
+
+/* One input as the host sees it when grouping. */
+struct HostIn {
+  int idx;
+  uintptr_t d;
+  int w, h, s;
+  size_t pitch;           /* 0 for one row */
+  bool luma, bgr, vec;
+};
+
+struct HostGroup {
+  int n = 0;
+  int mem[kHistogramMaxInputs];   /* indices into the HostIn array */
+  int algo = kReplicated;
+};
+
+int
+to_algo (HistAlgorithm a)
+{
+  switch (a) {
+    case HistAlgorithm::replicated: return kReplicated;
+    case HistAlgorithm::packed8: return kPacked8;
+    case HistAlgorithm::warp_aggregated: return kWarpAgg;
+    default: return kPacked16;
+  }
+}
+
+/* Can x be read in the same pass as the members of g? */
+bool
+joinable (const HostGroup &g, const HostIn *in, const HostIn &x)
+{
+  const HostIn &f = in[g.mem[0]];
+  if (g.n >= kHistogramMaxInputs || !f.vec || !x.vec || x.s < 2 || f.s != x.s ||
+      f.w != x.w || f.h != x.h || f.pitch != x.pitch)
+    return false;
+  /* every member's bytes within one pixel: max(d + extent) - min(d) < step */
+  uintptr_t lo = x.d, hi = x.d + (x.luma ? 2 : 0);
+  for (int i = 0; i < g.n; i++) {
+    const HostIn &y = in[g.mem[i]];
+    lo = std::min (lo, y.d);
+    hi = std::max (hi, y.d + (y.luma ? 2 : 0));
+  }
+  return hi - lo <= (uintptr_t) x.s - 1;
+}
+
+}  // namespace
+
+void
+histogram_debug_max_blocks (int n)
+{
+  g_max_blocks.store (n > 0 ? n : 0);
+}
+
+Status
+histogram_workspace_init (void *d_ws, size_t ws_bytes, Stream stream)
+{
+  if (!d_ws || ws_bytes < histogram_workspace_bytes (1, 2))
+    return Status::invalid_argument;
+  CIP_CUDA_TRY (cudaMemsetAsync (d_ws, 0, ws_bytes, stream));
+  return Status::ok;
+}
+
+Status
+histogram (const HistInput *inputs, int count, int bins, uint32_t *d_hist,
+    bool accumulate, void *d_ws, size_t ws_bytes, Stream stream,
+    HistAlgorithm algo)
+{
+  Status st = detail::histogram_validate (inputs, count, bins, d_hist);
+  if (st != Status::ok)
+    return st;
+  if (!d_ws || ((uintptr_t) d_ws & 15) != 0 ||
+      ws_bytes < histogram_workspace_bytes (count, bins))
+    return Status::invalid_argument;
+  if ((int) algo < (int) HistAlgorithm::automatic ||
+      (int) algo > (int) HistAlgorithm::warp_aggregated)
+    return Status::invalid_argument;
+
+  /* inputs with pixels, and whether the vector paths can read them */
+  HostIn in[kHistogramMaxInputs];
+  int nin = 0;
+  for (int i = 0; i < count; i++) {
+    const ImageView &v = inputs[i].view;
+    if (v.width == 0 || v.height == 0)
+      continue;
+    HostIn &x = in[nin++];
+    x.idx = i;
+    x.d = (uintptr_t) v.data;
+    x.w = v.width;
+    x.h = v.height;
+    x.s = v.step;
+    x.pitch = v.height > 1 ? v.pitch : 0;
+    x.luma = inputs[i].source != HistSource::plane;
+    x.bgr = inputs[i].source == HistSource::luma_bgr;
+    x.vec = (x.s == 1 || x.s == 2 || x.s == 4) && x.pitch % (size_t) x.s == 0 &&
+        (!x.luma || (x.s == 4 && (x.d & 3) <= 1));
+  }
+  if (nin == 0 && accumulate)
+    return Status::ok;          /* nothing to add */
+
+  int dev = 0;
+  DevInfo di;
+  st = device_info (&dev, &di);
+  if (st != Status::ok)
+    return st;
+
+  /* channels of one packed frame share a group; a group that would not fit
+   * in shared memory is read member by member */
+  HostGroup grp[kHistogramMaxInputs];
+  int ng = 0;
+  for (int i = 0; i < nin; i++) {
+    int gi = -1;
+    for (int k = 0; k < ng && gi < 0; k++)
+      if (joinable (grp[k], in, in[i]))
+        gi = k;
+    if (gi < 0)
+      gi = ng++;
+    grp[gi].mem[grp[gi].n++] = i;
+  }
+  auto fits = [&] (int a, int n) {
+    return (size_t) n * region_words (a, bins) * 4 <= di.dyn_max;
+  };
+  for (int k = 0; k < ng; k++) {
+    HostGroup &g = grp[k];
+    const uint64_t px = (uint64_t) in[g.mem[0]].w * (uint64_t) in[g.mem[0]].h;
+    if (algo == HistAlgorithm::automatic) {
+      g.algo = to_algo (detail::histogram_pick_group (px, g.n, bins));
+      if (!fits (g.algo, g.n) && fits (kPacked16, g.n))
+        g.algo = kPacked16;     /* keep the channels in one pass */
+    } else {
+      g.algo = to_algo (algo);
+    }
+    if (!fits (g.algo, g.n)) {
+      for (int i = 1; i < g.n; i++) {
+        HostGroup &s = grp[ng++];
+        s.n = 1;
+        s.mem[0] = g.mem[i];
+        s.algo = algo == HistAlgorithm::automatic ?
+            to_algo (detail::histogram_pick_group (px, 1, bins)) : g.algo;
+      }
+      g.n = 1;
+      if (algo == HistAlgorithm::automatic)
+        g.algo = to_algo (detail::histogram_pick_group (px, 1, bins));
+    }
+  }
+
+  Params prm;
+  memset (&prm, 0, sizeof (prm));
+  prm.ngroups = ng;
+  prm.bins = bins;
+  prm.shift = 0;
+  while ((256 >> prm.shift) > bins)
+    prm.shift++;
+  prm.nout = count;
+  prm.accumulate = accumulate ? 1 : 0;
+  prm.out = d_hist;
+  prm.ticket = static_cast<uint32_t *> (d_ws);
+  prm.acc = reinterpret_cast<uint32_t *> (static_cast<uint8_t *> (d_ws) + kWsHeader);
+
+  size_t smem = 0;
+  uint64_t total_items = 0;
+  for (int k = 0; k < ng; k++) {
+    const HostGroup &hg = grp[k];
+    Group &g = prm.g[k];
+    const HostIn &f = in[hg.mem[0]];
+    g.algo = hg.algo;
+    g.nmem = hg.n;
+    g.region_words = region_words (hg.algo, bins);
+    smem = std::max (smem, (size_t) hg.n * g.region_words * 4);
+    uintptr_t lo = f.d, hi = f.d;
+    for (int i = 0; i < hg.n; i++) {
+      const HostIn &x = in[hg.mem[i]];
+      Member &mb = g.mem[i];
+      mb.input = x.idx;
+      mb.luma = x.luma ? 1 : 0;
+      mb.res = f.vec ? (int) (x.d % (uintptr_t) x.s) : 0;
+      mb.c0 = x.bgr ? kLuma709B : kLuma709R;
+      mb.c2 = x.bgr ? kLuma709R : kLuma709B;
+      lo = std::min (lo, x.d);
+      hi = std::max (hi, x.d + (x.luma ? 2 : 0));
+    }
+    uint64_t rows = (uint64_t) f.h, ipr;
+    g.step = f.s;
+    g.pitch = f.pitch;
+    if (f.vec) {
+      g.path = f.s == 1 ? kPathVec1 : f.s == 2 ? kPathVec2 : kPathVec4;
+      g.base = reinterpret_cast<const uint8_t *> (lo);
+      size_t span = (size_t) (hi - lo) + (size_t) f.s * (size_t) (f.w - 1) + 1;
+      if (f.h > 1 && f.pitch == (size_t) f.s * (size_t) f.w) {
+        /* no gaps between rows: one long row */
+        span += (size_t) (f.h - 1) * f.pitch;
+        rows = 1;
+      }
+      g.span = span;
+      const uint64_t chunks = (span + 30) / 16;   /* first chunk may start 15 bytes early */
+      ipr = (chunks + kChunksPerItem - 1) / kChunksPerItem;
+    } else {
+      g.path = kPathGeneric;
+      g.base = reinterpret_cast<const uint8_t *> (f.d);
+      g.span = (size_t) f.w;
+      ipr = ((uint64_t) f.w + 32 * kSamps - 1) / (32 * kSamps);
+    }
+    if (rows * ipr > 0x7FFFFFFFull)
+      return Status::unsupported;
+    g.items_per_row = (uint32_t) ipr;
+    g.items = (uint32_t) (rows * ipr);
+    total_items += g.items;
+  }
+
+  /* the block: 512 threads, or 1024 where two blocks would not fit an SM;
+   * the grid: one block per warps * kMinItemsPerWarp items, at most what is
+   * resident at once, shared between the groups by their work */
+  int threads = kSmallThreads, per_sm = 1;
+  if (ng > 0) {
+    st = blocks_per_sm (dev, threads, smem, &per_sm);
+    if (st == Status::ok && per_sm < 2) {
+      threads = kMaxThreads;
+      st = blocks_per_sm (dev, threads, smem, &per_sm);
+    }
+    if (st != Status::ok)
+      return st;
+  }
+  const uint64_t per_block = (uint64_t) (threads / 32) * kMinItemsPerWarp;
+  uint64_t cap = (uint64_t) di.sms * (uint64_t) per_sm;
+  const int user_cap = g_max_blocks.load ();
+  if (user_cap > 0)
+    cap = std::min<uint64_t> (cap, (uint64_t) user_cap);
+  const uint64_t target = std::min<uint64_t> (cap,
+      (total_items + per_block - 1) / per_block);
+  int grid = 0;
+  for (int k = 0; k < ng; k++) {
+    Group &g = prm.g[k];
+    const uint64_t nb = std::max<uint64_t> (1, target * g.items / total_items);
+    g.block_begin = grid;
+    g.nblocks = (int) nb;
+    grid += (int) nb;
+  }
+  if (grid == 0)
+    grid = 1;       /* no pixels: one block writes the zeros */
+
+  histogram_kernel<<<grid, threads, smem, stream>>> (prm);
+  CIP_LAUNCH_CHECK (stream, "histogram");
+  return Status::ok;
+}
+
+}  // namespace cip

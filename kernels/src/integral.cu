@@ -1,0 +1,1090 @@
+/* cip integral: summed area tables on the GPU.
+ *
+ * Decomposition. The image is cut into horizontal strips of TH rows (full
+ * width). For strip i with top row y0:
+ *   above_i(x)  = sum of src(x, y) over y < y0        (column sums above it)
+ *   agg_i(x)    = sum of src(x, y) over the strip     (its aggregate)
+ *   above_i+1   = above_i + agg_i
+ * and every output row of the strip is an exclusive horizontal scan of the
+ * running column sums c(x) = above_i(x) + sum of the strip's rows so far.
+ * Column sums are exact in 32 bits (height <= 65535, also for squares), the
+ * horizontal scan runs in the output type (u32 wraps, u64 exact).
+ *
+ * Threads. A block of NT threads covers a segment of 16*NT columns, thread t
+ * owns columns [16t, 16t+16) (one 16-byte load per row) and keeps their 16
+ * column sums in registers. A row is scanned with a serial scan in registers,
+ * a warp shuffle scan and one __syncthreads per batch of rows for the warp
+ * totals. Wider images loop over segments with a per-row carry. Outputs are
+ * staged per warp in shared memory (swizzled 16-byte chunks, conflict-free)
+ * and stored as contiguous 512-byte warp rows, 16-byte vectors when the
+ * destination allows.
+ *
+ * single_pass: one kernel, one block per strip, strips claimed in order
+ * through a global ticket. A strip sums its rows' columns (agg, u16, u32 for
+ * squares), publishes it (flag A), then looks back over its predecessors:
+ * it sums aggregates until a predecessor with a published prefix (flag P,
+ * meaning its `above` vector is in the workspace; strip 0's is zero) and, after
+ * `lookback` aggregates, waits for a prefix instead of reading further. It
+ * then publishes its own `above` (flag P) and writes its rows, re-reading its
+ * input from L2. The last block to finish resets ticket, counter and flags.
+ *
+ * multi_pass: the same device code in three launches: aggregates, a column
+ * scan of the aggregates over strips, then the output rows.
+ *
+ * Workspace (offsets in bytes, regions 256-aligned):
+ *   [0, 256)              ticket, done counter
+ *   [256, 256 + 4*8192)   flags, one per strip (0 none, 1 agg, 2 prefix)
+ *   agg[strips][wp]       u16 strip column sums (wp = width rounded to 64)
+ *   above[strips][wp]     u32 column sums above each strip
+ *   aggq, aboveq          u32, the same for squares when squared
+ * Only the control words are initialized; vectors are read only after their
+ * flag says they were written. Vectors are valid up to the width rounded up
+ * to 16 (zeros past the width).
+ */
+#include <algorithm>
+#include <cstdint>
+
+#include "cip/integral.h"
+#include "detail/check.cuh"
+#include "detail/integral_internal.h"
+#include "detail/lookback.cuh"
+#include "detail/warp_scan.cuh"
+
+/* Tuning (the bench sweeps these through detail::sat_set_tuning or -D). */
+#ifndef CIP_SAT_TH_SINGLE
+#define CIP_SAT_TH_SINGLE 16      /* rows per strip, single_pass */
+#endif
+#ifndef CIP_SAT_TH_MULTI
+#define CIP_SAT_TH_MULTI 0        /* rows per strip, multi_pass (0: by size) */
+#endif
+#ifndef CIP_SAT_LOOKBACK
+#define CIP_SAT_LOOKBACK 16       /* aggregates summed before waiting on a prefix */
+#endif
+#ifndef CIP_SAT_MAX_THREADS
+#define CIP_SAT_MAX_THREADS 512   /* threads per block cap (128, 256, 512) */
+#endif
+#ifndef CIP_SAT_BATCH_A
+#define CIP_SAT_BATCH_A 4         /* rows loaded per step of the aggregate pass */
+#endif
+#ifndef CIP_SAT_BATCH_C
+#define CIP_SAT_BATCH_C 2         /* rows per __syncthreads in the output pass */
+#endif
+#ifndef CIP_SAT_THREADS_PER_SM
+#define CIP_SAT_THREADS_PER_SM 1024  /* occupancy the register budget aims at */
+#endif
+#ifndef CIP_SAT_THREADS_PER_SM_SQ
+#define CIP_SAT_THREADS_PER_SM_SQ 512  /* the same with squares */
+#endif
+#ifndef CIP_SAT_LOOKBACK_UNROLL
+#define CIP_SAT_LOOKBACK_UNROLL 1  /* aggregates loaded at once in the look-back */
+#endif
+#define CIP_SAT_MIN_BLOCKS(nt, sq) \
+  ((sq) ? std::max (1, CIP_SAT_THREADS_PER_SM_SQ / (nt)) \
+        : std::max (1, CIP_SAT_THREADS_PER_SM / (nt)))
+
+namespace cip {
+namespace {
+
+using u64 = unsigned long long;
+
+constexpr int kCols = 16;                 /* columns per thread */
+constexpr int kThMin = 8, kThMax = 128;   /* strip heights allowed */
+constexpr int kMaxStrips = (detail::kSatMaxSide + kThMin - 1) / kThMin;
+constexpr size_t kCtlBytes = 256;
+constexpr size_t kFlagsOffset = kCtlBytes;
+constexpr size_t kDataOffset = kFlagsOffset + sizeof (uint32_t) * kMaxStrips;
+constexpr uint32_t kFlagAgg = 1, kFlagPrefix = 2;
+constexpr int kBatchA = CIP_SAT_BATCH_A;
+constexpr int kBatchC = CIP_SAT_BATCH_C;
+constexpr int kLookbackUnroll = CIP_SAT_LOOKBACK_UNROLL;
+static_assert (kThMin % kBatchA == 0 && kThMin % kBatchC == 0,
+    "strip heights must be multiples of the batches");
+static_assert (kThMax * 255 <= 65535, "strip column sums must fit in u16");
+
+struct SatParams {
+  const uint8_t *src;
+  size_t src_pitch;
+  int width, height, step;
+  int w16;                    /* width rounded up to 16 */
+  void *sum;
+  size_t sum_pitch;
+  u64 *sqsum;
+  size_t sqsum_pitch;
+  int th, strips, nseg, lookback;
+  bool vec_in, vec_sum, vec_sq;
+  uint32_t *ctl;              /* [0] ticket, [1] done */
+  uint32_t *flags;
+  uint16_t *agg;
+  uint32_t *above;
+  uint32_t *aggq;
+  uint32_t *aboveq;
+  size_t wp;                  /* elements per workspace vector */
+};
+
+/* ---------------------------------------------------------------- loads */
+
+__device__ __forceinline__ uint32_t
+byte_at (const uint4 &v, int m)
+{
+  const uint32_t w = m < 4 ? v.x : m < 8 ? v.y : m < 12 ? v.z : v.w;
+  return (w >> (8 * (m & 3))) & 0xffu;
+}
+
+/* Generic path of load_px16: any step, any alignment, the row's tail. Kept
+ * out of line so that its 16 scalar loads do not inflate the register
+ * allocation of the vectorized path. */
+__device__ __noinline__ uint4
+load_px16_generic (const uint8_t *s, int step, int n)
+{
+  uint32_t w[4] = { 0, 0, 0, 0 };
+#pragma unroll
+  for (int k = 0; k < kCols; k++)
+    if (k < n)
+      w[k >> 2] |= (uint32_t) __ldg (s + (size_t) k * step) << (8 * (k & 3));
+  return make_uint4 (w[0], w[1], w[2], w[3]);
+}
+
+/* The 16 samples of row y from column x0 (x0 < width); zeros past the width. */
+__device__ __forceinline__ uint4
+load_px16 (const SatParams &p, int y, int x0)
+{
+  const uint8_t *row = p.src + (size_t) y * p.src_pitch;
+  if (p.vec_in && x0 + kCols <= p.width)
+    return __ldg (reinterpret_cast<const uint4 *> (row + x0));
+  return load_px16_generic (row + (size_t) x0 * p.step, p.step,
+      min (kCols, p.width - x0));
+}
+
+__device__ __forceinline__ uint32_t
+row_sum16 (const uint4 &v)
+{
+  const uint32_t ones = 0x01010101u;
+  return __dp4a (v.x, ones, __dp4a (v.y, ones, __dp4a (v.z, ones,
+              __dp4a (v.w, ones, 0u))));
+}
+
+__device__ __forceinline__ uint32_t
+row_sumsq16 (const uint4 &v)
+{
+  return __dp4a (v.x, v.x, __dp4a (v.y, v.y, __dp4a (v.z, v.z,
+              __dp4a (v.w, v.w, 0u))));
+}
+
+__device__ __forceinline__ void
+load_u32x16 (const uint32_t *p, uint32_t (&a)[kCols])
+{
+#pragma unroll
+  for (int q = 0; q < 4; q++) {
+    const uint4 v = __ldcg (reinterpret_cast<const uint4 *> (p) + q);
+    a[4 * q] = v.x;
+    a[4 * q + 1] = v.y;
+    a[4 * q + 2] = v.z;
+    a[4 * q + 3] = v.w;
+  }
+}
+
+__device__ __forceinline__ void
+add_u32x16 (const uint32_t *p, uint32_t (&a)[kCols])
+{
+#pragma unroll
+  for (int q = 0; q < 4; q++) {
+    const uint4 v = __ldcg (reinterpret_cast<const uint4 *> (p) + q);
+    a[4 * q] += v.x;
+    a[4 * q + 1] += v.y;
+    a[4 * q + 2] += v.z;
+    a[4 * q + 3] += v.w;
+  }
+}
+
+__device__ __forceinline__ void
+add_u16x16 (const uint16_t *p, uint32_t (&a)[kCols])
+{
+#pragma unroll
+  for (int q = 0; q < 2; q++) {
+    const uint4 v = __ldcg (reinterpret_cast<const uint4 *> (p) + q);
+    const uint32_t w[4] = { v.x, v.y, v.z, v.w };
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+      a[8 * q + 2 * k] += w[k] & 0xffffu;
+      a[8 * q + 2 * k + 1] += w[k] >> 16;
+    }
+  }
+}
+
+__device__ __forceinline__ void
+store_u32x16 (uint32_t *p, const uint32_t (&a)[kCols])
+{
+#pragma unroll
+  for (int q = 0; q < 4; q++)
+    __stcg (reinterpret_cast<uint4 *> (p) + q,
+        make_uint4 (a[4 * q], a[4 * q + 1], a[4 * q + 2], a[4 * q + 3]));
+}
+
+/* ------------------------------------------------------ aggregate pass */
+
+/* Column sums of the strip's rows (and of their squares), written to
+ * agg / aggq for every segment. No block synchronization inside. */
+template <int NT, bool SQ>
+__device__ void
+strip_aggregate (const SatParams &p, int strip)
+{
+  const int y0 = strip * p.th;
+  const int rows = min (p.th, p.height - y0);
+  for (int s = 0; s < p.nseg; s++) {
+    const int x0 = s * kCols * NT + kCols * (int) threadIdx.x;
+    if (x0 >= p.width)
+      continue;
+    uint32_t c2[8] = { };         /* columns (2k, 2k+1) as two u16 lanes */
+    uint32_t cq[SQ ? kCols : 1] = { };
+    for (int r = 0; r < rows; r += kBatchA) {
+      uint4 v[kBatchA];
+#pragma unroll
+      for (int k = 0; k < kBatchA; k++)
+        v[k] = r + k < rows ? load_px16 (p, y0 + r + k, x0)
+            : make_uint4 (0, 0, 0, 0);
+#pragma unroll
+      for (int k = 0; k < kBatchA; k++) {
+        const uint32_t w[4] = { v[k].x, v[k].y, v[k].z, v[k].w };
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+          c2[2 * q] += __byte_perm (w[q], 0, 0x4140);
+          c2[2 * q + 1] += __byte_perm (w[q], 0, 0x4342);
+        }
+        if (SQ) {
+#pragma unroll
+          for (int m = 0; m < kCols; m++) {
+            const uint32_t b = byte_at (v[k], m);
+            cq[SQ ? m : 0] += b * b;
+          }
+        }
+      }
+    }
+    uint4 *dst = reinterpret_cast<uint4 *> (p.agg + (size_t) strip * p.wp + x0);
+    __stcg (dst, make_uint4 (c2[0], c2[1], c2[2], c2[3]));
+    __stcg (dst + 1, make_uint4 (c2[4], c2[5], c2[6], c2[7]));
+    if (SQ) {
+      uint32_t t[kCols];
+#pragma unroll
+      for (int m = 0; m < kCols; m++)
+        t[m] = cq[SQ ? m : 0];
+      store_u32x16 (p.aggq + (size_t) strip * p.wp + x0, t);
+    }
+  }
+}
+
+/* ------------------------------------------------------- look-back */
+
+/* One step of strip i's look-back, run by warp 0. j: the next predecessor
+ * to inspect (strips j+1 .. i-1 are already accounted for); nagg: how many
+ * aggregates were taken so far. Waits until progress is possible, then
+ * returns the new j: strips new_j+1 .. j contribute their aggregates; if *ps
+ * >= 0 the look-back ends at strip *ps == new_j, which contributes its
+ * aggregate and its prefix (above_ps; zero for strip 0). At most `lookback`
+ * aggregates are taken before waiting on a prefix. */
+__device__ int
+lookback_step (const SatParams &p, int j, int &nagg, int lane, int *ps)
+{
+  using namespace detail;
+  const int K = p.lookback;
+  for (;;) {
+    const int L = min (32, min (j + 1, K - nagg + 1));
+    uint32_t st = 0;
+    if (lane < L)
+      st = ld_acquire_gpu (p.flags + (j - lane));
+    const unsigned not_agg = __ballot_sync (0xffffffffu, lane >= L ||
+        st != kFlagAgg);
+    const int q = not_agg ? __ffs (not_agg) - 1 : 32;
+    const uint32_t stq = __shfl_sync (0xffffffffu, st, q & 31);
+    if (q < L && stq == kFlagPrefix) {
+      *ps = j - q;              /* strips j-q+1 .. j have aggregates */
+      return j - q;
+    }
+    const int take = min (q, K - nagg);
+    if (take > 0) {
+      nagg += take;
+      *ps = -1;
+      return j - take;
+    }
+    /* strip j has nothing yet, or the budget is spent: wait on it */
+    if (lane == 0)
+      spin_until_at_least (p.flags + j, nagg == K ? kFlagPrefix : kFlagAgg);
+    __syncwarp ();
+  }
+}
+
+/* Adds the aggregates of strips lo .. hi-1 (and squares) for 16 columns. */
+template <bool SQ>
+__device__ __forceinline__ void
+add_aggregates (const SatParams &p, int lo, int hi, int x0,
+    uint32_t (&a)[kCols], uint32_t (&aq)[kCols])
+{
+#pragma unroll (kLookbackUnroll)
+  for (int j = lo; j < hi; j++) {
+    add_u16x16 (p.agg + (size_t) j * p.wp + x0, a);
+    if (SQ)
+      add_u32x16 (p.aggq + (size_t) j * p.wp + x0, aq);
+  }
+}
+
+/* above_i for strip i > 0, whole block. With `sum_now` (one segment), the
+ * aggregates found published are summed while the look-back still waits for
+ * a prefix further up, so that only above_ps is read once the prefix
+ * arrives; a, aq then hold above_i for the thread's 16 columns from x0.
+ * Returns ps, the strip whose prefix ended the look-back: above_i = above_ps
+ * + agg_ps + ... + agg_(i-1). s_dec: 4 ints of shared memory. */
+template <bool SQ>
+__device__ int
+lookback (const SatParams &p, int i, int x0, bool sum_now,
+    uint32_t (&a)[kCols], uint32_t (&aq)[kCols], int *s_dec)
+{
+#pragma unroll
+  for (int m = 0; m < kCols; m++) {
+    a[m] = 0;
+    aq[m] = 0;
+  }
+  const bool mine = sum_now && x0 < p.width;
+  int j = i - 1, nagg = 0;
+  for (int it = 0;; it++) {
+    int *dec = s_dec + 2 * (it & 1);
+    if (threadIdx.x < 32) {
+      int ps;
+      const int nj = lookback_step (p, j, nagg, threadIdx.x, &ps);
+      if (threadIdx.x == 0) {
+        dec[0] = nj;
+        dec[1] = ps;
+      }
+    }
+    __syncthreads ();
+    const int nj = dec[0], ps = dec[1];
+    if (mine) {
+      add_aggregates<SQ> (p, nj + 1, j + 1, x0, a, aq);
+      if (ps >= 0) {
+        add_aggregates<SQ> (p, ps, ps + 1, x0, a, aq);
+        if (ps > 0) {
+          add_u32x16 (p.above + (size_t) ps * p.wp + x0, a);
+          if (SQ)
+            add_u32x16 (p.aboveq + (size_t) ps * p.wp + x0, aq);
+        }
+      }
+    }
+    if (ps >= 0)
+      return ps;
+    j = nj;
+  }
+}
+
+/* above_i for the 16 columns from x0: above_ps + agg_ps + ... + agg_(i-1). */
+template <bool SQ>
+__device__ __forceinline__ void
+lookback_sum (const SatParams &p, int i, int ps, int x0, uint32_t (&a)[kCols],
+    uint32_t (&aq)[kCols])
+{
+#pragma unroll
+  for (int m = 0; m < kCols; m++) {
+    a[m] = 0;
+    aq[m] = 0;
+  }
+  if (x0 >= p.width)
+    return;
+  if (ps > 0) {
+    load_u32x16 (p.above + (size_t) ps * p.wp + x0, a);
+    if (SQ)
+      load_u32x16 (p.aboveq + (size_t) ps * p.wp + x0, aq);
+  }
+  add_aggregates<SQ> (p, ps, i, x0, a, aq);
+}
+
+/* ---------------------------------------------------------- output pass */
+
+/* Per-warp staging of 16 outputs per lane as 16-byte chunks, swizzled so that
+ * both the per-lane writes and the contiguous reads are bank-conflict-free. */
+template <typename T>
+struct Stage {
+  static constexpr int EPC = 16 / (int) sizeof (T);   /* elements per chunk */
+  static constexpr int CPT = kCols / EPC;             /* chunks per lane */
+  __device__ static __forceinline__ int pos (int t, int j) {
+    return t * CPT + ((j + (CPT == 4 ? (t >> 1) : t)) & (CPT - 1));
+  }
+};
+
+template <typename T>
+__device__ __forceinline__ T *
+row_ptr (void *base, size_t pitch, int y)
+{
+  return reinterpret_cast<T *> (static_cast<uint8_t *> (base) +
+      (size_t) y * pitch);
+}
+
+/* Writes one output row's part owned by this warp: out[x] for x in the warp's
+ * 512 columns of the segment starting at seg0, x <= width. e is the exclusive
+ * prefix at the thread's first column, c the column sums of its 16 columns.
+ * extra: the segment ends exactly at the width, so out[width] (one past the
+ * last lane of the block) is written by the block's last thread. */
+template <int NT, typename T>
+__device__ __forceinline__ void
+emit_row (T *orow, bool vec, int width, int seg0, T e,
+    const uint32_t (&c)[kCols], uint4 *stage, int lane, int warp, bool extra)
+{
+  using G = Stage<T>;
+  T run = e;
+#pragma unroll
+  for (int j = 0; j < G::CPT; j++) {
+    union { uint4 u; T v[G::EPC]; } ch;
+#pragma unroll
+    for (int q = 0; q < G::EPC; q++) {
+      ch.v[q] = run;
+      run += (T) c[j * G::EPC + q];
+    }
+    stage[G::pos (lane, j)] = ch.u;
+  }
+  __syncwarp ();
+  const int X = seg0 + warp * 32 * kCols;
+  int lim = width + 1 - X;      /* outputs of this warp inside the row */
+  if (lim > 0) {
+    lim = min (lim, 32 * kCols);
+    T *dst = orow + X;
+    if (vec) {
+#pragma unroll
+      for (int j = 0; j < G::CPT; j++) {
+        const int ci = j * 32 + lane;
+        const int e0 = ci * G::EPC;
+        union { uint4 u; T v[G::EPC]; } ch;
+        ch.u = stage[G::pos (ci / G::CPT, ci % G::CPT)];
+        if (e0 + G::EPC <= lim) {
+          __stcs (reinterpret_cast<uint4 *> (dst + e0), ch.u);
+        } else {
+#pragma unroll
+          for (int q = 0; q < G::EPC; q++)
+            if (e0 + q < lim)
+              __stcs (dst + e0 + q, ch.v[q]);
+        }
+      }
+    } else {
+      const T *st = reinterpret_cast<const T *> (stage);
+#pragma unroll 4
+      for (int m = 0; m < kCols; m++) {
+        const int el = m * 32 + lane;
+        if (el < lim) {
+          const int idx = el & (kCols - 1);
+          __stcs (dst + el, st[G::pos (el >> 4, idx / G::EPC) * G::EPC +
+                  idx % G::EPC]);
+        }
+      }
+    }
+  }
+  __syncwarp ();
+  if (extra && warp == NT / 32 - 1 && lane == 31)
+    __stcs (orow + seg0 + kCols * NT, run);
+}
+
+template <int NT, typename T, bool SQ>
+struct OutSmem {
+  static constexpr int NW = NT / 32;
+  T wt[2][kBatchC][NW];                 /* warp totals, double-buffered */
+  u64 wtq[2][kBatchC][SQ ? NW : 1];
+  T carry[2][kThMax];                   /* per-row carry between segments */
+  u64 carryq[2][SQ ? kThMax : 1];
+};
+
+/* Bytes of dynamic shared memory (output staging) for a block. */
+template <int NT, typename T, bool SQ>
+constexpr size_t
+stage_bytes ()
+{
+  return (size_t) NT * kCols * (SQ ? 8 : sizeof (T));
+}
+
+/* Writes the strip's rows of segment s. c / cq hold the column sums above the
+ * strip for the thread's 16 columns on entry and are advanced row by row.
+ * buf / cb carry the double-buffer indices across segments. */
+template <int NT, typename T, bool SQ>
+__device__ void
+strip_output (const SatParams &p, int strip, int s, uint32_t (&c)[kCols],
+    uint32_t (&cq)[kCols], OutSmem<NT, T, SQ> &sm, uint4 *stage, int &buf,
+    int &cb)
+{
+  using namespace detail;
+  constexpr int NW = NT / 32;
+  constexpr int SEG = kCols * NT;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int y0 = strip * p.th;
+  const int rows = min (p.th, p.height - y0);
+  const int seg0 = s * SEG;
+  const int x0 = seg0 + kCols * tid;
+  const bool extra = seg0 + SEG == p.width;
+  const bool active = x0 < p.width;
+
+  T ctot = 0;                   /* sum of c over the thread's columns */
+  u64 ctotq = 0;
+#pragma unroll
+  for (int m = 0; m < kCols; m++) {
+    ctot += (T) c[m];
+    if (SQ)
+      ctotq += cq[m];
+  }
+
+  for (int rb = 0; rb < rows; rb += kBatchC) {
+    uint4 v[kBatchC];
+#pragma unroll
+    for (int k = 0; k < kBatchC; k++)
+      v[k] = active && rb + k < rows ? load_px16 (p, y0 + rb + k, x0)
+          : make_uint4 (0, 0, 0, 0);
+    T tot[kBatchC], inc[kBatchC];
+    u64 totq[kBatchC], incq[kBatchC];
+#pragma unroll
+    for (int k = 0; k < kBatchC; k++) {
+      ctot += (T) row_sum16 (v[k]);
+      tot[k] = ctot;
+      inc[k] = warp_inclusive_scan (tot[k], lane);
+      if (lane == 31)
+        sm.wt[buf][k][warp] = inc[k];
+      if (SQ) {
+        ctotq += row_sumsq16 (v[k]);
+        totq[k] = ctotq;
+        incq[k] = warp_inclusive_scan (totq[k], lane);
+        if (lane == 31)
+          sm.wtq[buf][k][SQ ? warp : 0] = incq[k];
+      }
+    }
+    __syncthreads ();
+#pragma unroll
+    for (int k = 0; k < kBatchC; k++) {
+      const int r = rb + k;
+      if (r >= rows)
+        break;                  /* uniform across the block */
+      const T wv = lane < NW ? sm.wt[buf][k][lane & (NW - 1)] : (T) 0;
+      const T wi = warp_inclusive_scan_n<NW> (wv, lane);
+      const T wpre = __shfl_sync (0xffffffffu, wi - wv, warp);
+      const T total = __shfl_sync (0xffffffffu, wi, NW - 1);
+      const T cin = sm.carry[cb][r];
+      if (tid == 0)
+        sm.carry[cb ^ 1][r] = cin + total;
+#pragma unroll
+      for (int m = 0; m < kCols; m++) {
+        const uint32_t b = byte_at (v[k], m);
+        c[m] += b;
+        if (SQ)
+          cq[m] += b * b;
+      }
+      emit_row<NT, T> (row_ptr<T> (p.sum, p.sum_pitch, y0 + r + 1), p.vec_sum,
+          p.width, seg0, (T) (cin + wpre + (inc[k] - tot[k])), c, stage, lane,
+          warp, extra);
+      if (SQ) {
+        const u64 qv = lane < NW ? sm.wtq[buf][k][lane & (NW - 1)] : 0ull;
+        const u64 qi = warp_inclusive_scan_n<NW> (qv, lane);
+        const u64 qpre = __shfl_sync (0xffffffffu, qi - qv, warp);
+        const u64 qtotal = __shfl_sync (0xffffffffu, qi, NW - 1);
+        const u64 qin = sm.carryq[cb][SQ ? r : 0];
+        if (tid == 0)
+          sm.carryq[cb ^ 1][SQ ? r : 0] = qin + qtotal;
+        emit_row<NT, u64> (row_ptr<u64> (p.sqsum, p.sqsum_pitch, y0 + r + 1),
+            p.vec_sq, p.width, seg0, qin + qpre + (incq[k] - totq[k]), cq,
+            stage, lane, warp, extra);
+      }
+    }
+    buf ^= 1;
+  }
+  cb ^= 1;
+}
+
+template <typename T, bool SQ>
+__device__ void
+write_row0 (const SatParams &p, int tid, int nt)
+{
+  T *r = static_cast<T *> (p.sum);
+  for (int x = tid; x <= p.width; x += nt)
+    r[x] = 0;
+  if (SQ)
+    for (int x = tid; x <= p.width; x += nt)
+      p.sqsum[x] = 0;
+}
+
+template <int NT, typename T, bool SQ>
+__device__ __forceinline__ void
+init_carries (OutSmem<NT, T, SQ> &sm, int th)
+{
+  for (int r = threadIdx.x; r < th; r += NT) {
+    sm.carry[0][r] = 0;
+    if (SQ)
+      sm.carryq[0][SQ ? r : 0] = 0;
+  }
+}
+
+/* ------------------------------------------------------------- kernels */
+
+template <int NT, typename T, bool SQ>
+__global__ void __launch_bounds__ (NT, CIP_SAT_MIN_BLOCKS (NT, SQ))
+sat_single_pass (const SatParams p)
+{
+  using namespace detail;
+  __shared__ OutSmem<NT, T, SQ> sm;
+  __shared__ int s_strip, s_last, s_dec[4];
+  extern __shared__ uint4 dyn_stage[];
+  const int tid = threadIdx.x;
+  uint4 *stage = dyn_stage + (tid >> 5) * (stage_bytes<NT, T, SQ> () / 16 / (NT / 32));
+
+  if (tid == 0)
+    s_strip = (int) atomicAdd (p.ctl, 1u);
+  init_carries (sm, p.th);
+  __syncthreads ();
+  const int i = s_strip;
+
+  /* 1. aggregate, published at once (strip 0: its prefix, above = 0) */
+  strip_aggregate<NT, SQ> (p, i);
+  __syncthreads ();
+  if (tid == 0) {
+    __threadfence ();
+    st_release_gpu (p.flags + i, i == 0 ? kFlagPrefix : kFlagAgg);
+  }
+
+  /* 2. look-back, then publish above_i */
+  const bool last = i == p.strips - 1;
+  uint32_t c[kCols], cq[kCols];
+  if (i == 0) {
+#pragma unroll
+    for (int m = 0; m < kCols; m++)
+      c[m] = cq[m] = 0;
+  } else {
+    const bool one = p.nseg == 1;
+    const int ps = lookback<SQ> (p, i, kCols * tid, one, c, cq, s_dec);
+    for (int s = 0; s < p.nseg; s++) {
+      const int x0 = s * kCols * NT + kCols * tid;
+      if (!one)
+        lookback_sum<SQ> (p, i, ps, x0, c, cq);
+      if (x0 < p.width && (!last || !one)) {
+        store_u32x16 (p.above + (size_t) i * p.wp + x0, c);
+        if (SQ)
+          store_u32x16 (p.aboveq + (size_t) i * p.wp + x0, cq);
+      }
+    }
+    if (!last) {
+      __syncthreads ();
+      if (tid == 0) {
+        __threadfence ();
+        st_release_gpu (p.flags + i, kFlagPrefix);
+      }
+    }
+  }
+
+  /* 3. output rows */
+  if (i == 0)
+    write_row0<T, SQ> (p, tid, NT);
+  int buf = 0, cb = 0;
+  for (int s = 0; s < p.nseg; s++) {
+    if (p.nseg > 1) {
+      const int x0 = s * kCols * NT + kCols * tid;
+      if (i > 0 && x0 < p.width) {
+        load_u32x16 (p.above + (size_t) i * p.wp + x0, c);
+        if (SQ)
+          load_u32x16 (p.aboveq + (size_t) i * p.wp + x0, cq);
+      } else {
+#pragma unroll
+        for (int m = 0; m < kCols; m++)
+          c[m] = cq[m] = 0;
+      }
+    }
+    strip_output<NT, T, SQ> (p, i, s, c, cq, sm, stage, buf, cb);
+  }
+
+  /* 4. the last block to finish leaves the workspace ready for the next call */
+  __syncthreads ();
+  if (tid == 0)
+    s_last = atomicAdd (p.ctl + 1, 1u) == gridDim.x - 1;
+  __syncthreads ();
+  if (s_last) {
+    for (int r = tid; r < p.strips; r += NT)
+      p.flags[r] = 0;
+    if (tid == 0) {
+      p.ctl[0] = 0;
+      p.ctl[1] = 0;
+    }
+  }
+}
+
+template <int NT, bool SQ>
+__global__ void __launch_bounds__ (NT, CIP_SAT_MIN_BLOCKS (NT, SQ))
+sat_aggregate (const SatParams p)
+{
+  strip_aggregate<NT, SQ> (p, blockIdx.x);
+}
+
+/* above_i = agg_0 + ... + agg_(i-1) for i = 1 .. strips-1. A block covers 64
+ * columns (2 per lane) and splits the strips among its 8 warps. */
+constexpr int kScanWarps = 8;
+
+template <bool SQ>
+__global__ void __launch_bounds__ (32 * kScanWarps)
+sat_column_scan (const SatParams p)
+{
+  __shared__ uint2 part[kScanWarps][32];
+  __shared__ uint2 partq[kScanWarps][SQ ? 32 : 1];
+  const int lane = threadIdx.x & 31, g = threadIdx.x >> 5;
+  const int x = blockIdx.x * 64 + 2 * lane;
+  const int m = p.strips - 1;
+  const int chunk = (m + kScanWarps - 1) / kScanWarps;
+  const int j0 = min (m, g * chunk), j1 = min (m, j0 + chunk);
+  const bool act = x < p.w16;
+  uint2 s = make_uint2 (0, 0), sq = make_uint2 (0, 0);
+  if (act) {
+#pragma unroll 4
+    for (int j = j0; j < j1; j++) {
+      const uint32_t a = __ldcg (reinterpret_cast<const uint32_t *> (p.agg +
+              (size_t) j * p.wp + x));
+      s.x += a & 0xffffu;
+      s.y += a >> 16;
+      if (SQ) {
+        const uint2 b = __ldcg (reinterpret_cast<const uint2 *> (p.aggq +
+                (size_t) j * p.wp + x));
+        sq.x += b.x;
+        sq.y += b.y;
+      }
+    }
+  }
+  part[g][lane] = s;
+  if (SQ)
+    partq[g][SQ ? lane : 0] = sq;
+  __syncthreads ();
+  if (!act)
+    return;
+  s = make_uint2 (0, 0);
+  sq = make_uint2 (0, 0);
+  for (int h = 0; h < g; h++) {
+    s.x += part[h][lane].x;
+    s.y += part[h][lane].y;
+    if (SQ) {
+      sq.x += partq[h][SQ ? lane : 0].x;
+      sq.y += partq[h][SQ ? lane : 0].y;
+    }
+  }
+#pragma unroll 4
+  for (int j = j0; j < j1; j++) {
+    const uint32_t a = __ldcg (reinterpret_cast<const uint32_t *> (p.agg +
+            (size_t) j * p.wp + x));
+    s.x += a & 0xffffu;
+    s.y += a >> 16;
+    __stcg (reinterpret_cast<uint2 *> (p.above + (size_t) (j + 1) * p.wp + x), s);
+    if (SQ) {
+      const uint2 b = __ldcg (reinterpret_cast<const uint2 *> (p.aggq +
+              (size_t) j * p.wp + x));
+      sq.x += b.x;
+      sq.y += b.y;
+      __stcg (reinterpret_cast<uint2 *> (p.aboveq + (size_t) (j + 1) * p.wp + x),
+          sq);
+    }
+  }
+}
+
+template <int NT, typename T, bool SQ>
+__global__ void __launch_bounds__ (NT, CIP_SAT_MIN_BLOCKS (NT, SQ))
+sat_output (const SatParams p)
+{
+  __shared__ OutSmem<NT, T, SQ> sm;
+  extern __shared__ uint4 dyn_stage[];
+  const int tid = threadIdx.x;
+  uint4 *stage = dyn_stage + (tid >> 5) * (stage_bytes<NT, T, SQ> () / 16 / (NT / 32));
+  const int i = blockIdx.x;
+  init_carries (sm, p.th);
+  if (i == 0)
+    write_row0<T, SQ> (p, tid, NT);
+  __syncthreads ();
+  int buf = 0, cb = 0;
+  uint32_t c[kCols], cq[kCols];
+  for (int s = 0; s < p.nseg; s++) {
+    const int x0 = s * kCols * NT + kCols * tid;
+    if (i > 0 && x0 < p.width) {
+      load_u32x16 (p.above + (size_t) i * p.wp + x0, c);
+      if (SQ)
+        load_u32x16 (p.aboveq + (size_t) i * p.wp + x0, cq);
+    } else {
+#pragma unroll
+      for (int m = 0; m < kCols; m++)
+        c[m] = cq[m] = 0;
+    }
+    strip_output<NT, T, SQ> (p, i, s, c, cq, sm, stage, buf, cb);
+  }
+}
+
+/* ------------------------------------------------------------ host side */
+
+detail::SatTuning g_tuning;
+
+int
+round_up (int v, int m)
+{
+  return (v + m - 1) / m * m;
+}
+
+int
+clamp_th (int th)
+{
+  th = round_up (std::max (th, kThMin), kThMin);
+  return std::min (th, kThMax);
+}
+
+int
+threads_for (int width, int cap)
+{
+  /* smallest block whose segment holds the whole row and out[width] */
+  for (int nt = 128; nt < cap; nt *= 2)
+    if (kCols * nt > width)
+      return nt;
+  return cap;
+}
+
+int
+default_th_multi (int width, int height)
+{
+  /* enough strips to fill the machine at small frames */
+  return (int64_t) width * height <= 4200000 ? 8 : 16;
+}
+
+struct Layout {
+  size_t wp = 0;
+  size_t agg = 0, above = 0, aggq = 0, aboveq = 0, total = 0;
+};
+
+size_t
+align256 (size_t v)
+{
+  return (v + 255) / 256 * 256;
+}
+
+Layout
+make_layout (int width, int strips, bool squared)
+{
+  Layout l;
+  l.wp = (size_t) round_up (width, 64);
+  const size_t n = (size_t) strips;
+  size_t off = kDataOffset;
+  l.agg = off;
+  off = align256 (off + n * l.wp * sizeof (uint16_t));
+  l.above = off;
+  off = align256 (off + n * l.wp * sizeof (uint32_t));
+  if (squared) {
+    l.aggq = off;
+    off = align256 (off + n * l.wp * sizeof (uint32_t));
+    l.aboveq = off;
+    off = align256 (off + n * l.wp * sizeof (uint32_t));
+  }
+  l.total = off;
+  return l;
+}
+
+int
+max_optin_smem ()
+{
+  int dev = 0, v = 48 * 1024;
+  if (cudaGetDevice (&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute (&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)
+      != cudaSuccess) {
+    cudaGetLastError ();
+    return 48 * 1024;
+  }
+  return v;
+}
+
+}  // namespace
+
+namespace detail {
+
+void
+sat_set_tuning (const SatTuning &t)
+{
+  g_tuning = t;
+}
+
+SatTuning
+sat_get_tuning ()
+{
+  return g_tuning;
+}
+
+SatConfig
+sat_config (int width, int height, SatType type, bool squared,
+    SatAlgorithm algo)
+{
+  SatConfig c;
+  if (algo == SatAlgorithm::automatic)
+    algo = integral_pick (width, height, type);
+  c.algo = algo;
+  int cap = g_tuning.max_threads > 0 ? g_tuning.max_threads : CIP_SAT_MAX_THREADS;
+  cap = cap >= 512 ? 512 : cap >= 256 ? 256 : 128;
+  /* 8-byte staging at 512 threads needs 64 KB of shared memory */
+  if (cap == 512 && (type == SatType::u64 || squared) &&
+      max_optin_smem () < 72 * 1024)
+    cap = 256;
+  c.threads = threads_for (std::max (width, 1), cap);
+  if (algo == SatAlgorithm::single_pass) {
+    c.th = clamp_th (g_tuning.th_single > 0 ? g_tuning.th_single : CIP_SAT_TH_SINGLE);
+  } else {
+    const int th = g_tuning.th_multi > 0 ? g_tuning.th_multi :
+        CIP_SAT_TH_MULTI > 0 ? CIP_SAT_TH_MULTI : default_th_multi (width, height);
+    c.th = clamp_th (th);
+  }
+  c.strips = height > 0 ? (height + c.th - 1) / c.th : 0;
+  c.segments = width > 0 ? (width + kCols * c.threads - 1) / (kCols * c.threads) : 0;
+  c.lookback = g_tuning.lookback > 0 ? std::min (g_tuning.lookback, 1024) :
+      CIP_SAT_LOOKBACK;
+  return c;
+}
+
+}  // namespace detail
+
+/* The choice of SatAlgorithm::automatic. Placeholder until bench/integral has
+ * run on the target GPU: the multi-pass scheme (three launches, no chain of
+ * strips) for frames up to about 1080p, the single-pass one above. The bench
+ * prints both per size; update the threshold from its numbers. */
+SatAlgorithm
+integral_pick (int width, int height, SatType type)
+{
+  (void) type;
+  return (int64_t) width * height <= 1920 * 1088 ? SatAlgorithm::multi_pass
+      : SatAlgorithm::single_pass;
+}
+
+size_t
+integral_workspace_bytes (int width, int height, SatType type, bool squared)
+{
+  if (width <= 0 || height <= 0 || width > detail::kSatMaxSide ||
+      height > detail::kSatMaxSide)
+    return 0;
+  /* room for either algorithm: the one with more strips */
+  const detail::SatConfig a = detail::sat_config (width, height, type, squared,
+      SatAlgorithm::single_pass);
+  const detail::SatConfig b = detail::sat_config (width, height, type, squared,
+      SatAlgorithm::multi_pass);
+  return make_layout (width, std::max (a.strips, b.strips), squared).total;
+}
+
+Status
+integral_workspace_init (void *d_ws, size_t ws_bytes, Stream stream)
+{
+  if (ws_bytes == 0)
+    return Status::ok;
+  if (!d_ws)
+    return Status::invalid_argument;
+  /* only the control words and flags need zeros */
+  CIP_CUDA_TRY (cudaMemsetAsync (d_ws, 0, std::min (ws_bytes, kDataOffset),
+          (cudaStream_t) stream));
+  return Status::ok;
+}
+
+namespace {
+
+template <typename K>
+Status
+launch (K kernel, int grid, int threads, size_t smem, cudaStream_t stream,
+    const SatParams &p, const char *what)
+{
+  if (smem > 48 * 1024)
+    CIP_CUDA_TRY (cudaFuncSetAttribute (kernel,
+            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+  kernel<<<grid, threads, smem, stream>>> (p);
+  CIP_LAUNCH_CHECK (stream, what);
+  return Status::ok;
+}
+
+template <int NT, typename T, bool SQ>
+Status
+run_sat (const SatParams &p, SatAlgorithm algo, cudaStream_t stream)
+{
+  constexpr size_t smem = stage_bytes<NT, T, SQ> ();
+  if (algo == SatAlgorithm::single_pass)
+    return launch (sat_single_pass<NT, T, SQ>, p.strips, NT, smem, stream, p,
+        "sat_single_pass");
+  Status st = launch (sat_aggregate<NT, SQ>, p.strips, NT, 0, stream, p,
+      "sat_aggregate");
+  if (st != Status::ok)
+    return st;
+  if (p.strips > 1) {
+    st = launch (sat_column_scan<SQ>, (p.w16 + 63) / 64, 32 * kScanWarps, 0,
+        stream, p, "sat_column_scan");
+    if (st != Status::ok)
+      return st;
+  }
+  return launch (sat_output<NT, T, SQ>, p.strips, NT, smem, stream, p,
+      "sat_output");
+}
+
+template <typename T, bool SQ>
+Status
+run_threads (const SatParams &p, int threads, SatAlgorithm algo,
+    cudaStream_t stream)
+{
+  switch (threads) {
+    case 128: return run_sat<128, T, SQ> (p, algo, stream);
+    case 256: return run_sat<256, T, SQ> (p, algo, stream);
+    default: return run_sat<512, T, SQ> (p, algo, stream);
+  }
+}
+
+}  // namespace
+
+Status
+integral (const ImageView &src, SatType type, const SatDest &dst, void *d_ws,
+    size_t ws_bytes, Stream stream, SatAlgorithm algo)
+{
+  if (algo != SatAlgorithm::automatic && algo != SatAlgorithm::single_pass &&
+      algo != SatAlgorithm::multi_pass)
+    return Status::invalid_argument;
+  Status st = detail::integral_check_args (src, type, dst);
+  if (st != Status::ok)
+    return st;
+  const int w = src.width, h = src.height;
+  if (w == 0 && h == 0)
+    return Status::ok;
+  const cudaStream_t cs = (cudaStream_t) stream;
+  const size_t es = type == SatType::u32 ? 4 : 8;
+  if (w == 0 || h == 0) {
+    /* a (w+1) x (h+1) table of zeros */
+    CIP_CUDA_TRY (cudaMemset2DAsync (dst.sum, dst.sum_pitch, 0,
+            ((size_t) w + 1) * es, (size_t) h + 1, cs));
+    if (dst.sqsum)
+      CIP_CUDA_TRY (cudaMemset2DAsync (dst.sqsum, dst.sqsum_pitch, 0,
+              ((size_t) w + 1) * 8, (size_t) h + 1, cs));
+    return Status::ok;
+  }
+  if (w > detail::kSatMaxSide || h > detail::kSatMaxSide)
+    return Status::unsupported;
+  const bool sq = dst.sqsum != nullptr;
+  const detail::SatConfig cfg = detail::sat_config (w, h, type, sq, algo);
+  const Layout lay = make_layout (w, cfg.strips, sq);
+  if (!d_ws || ws_bytes < lay.total || (uintptr_t) d_ws % 16 != 0)
+    return Status::invalid_argument;
+
+  SatParams p;
+  p.src = src.data;
+  p.src_pitch = src.pitch;
+  p.width = w;
+  p.height = h;
+  p.step = src.step;
+  p.w16 = round_up (w, kCols);
+  p.sum = dst.sum;
+  p.sum_pitch = dst.sum_pitch;
+  p.sqsum = reinterpret_cast<u64 *> (dst.sqsum);
+  p.sqsum_pitch = dst.sqsum_pitch;
+  p.th = cfg.th;
+  p.strips = cfg.strips;
+  p.nseg = cfg.segments;
+  p.lookback = cfg.lookback;
+  p.vec_in = src.step == 1 && (uintptr_t) src.data % 16 == 0 &&
+      (h == 1 || src.pitch % 16 == 0);
+  p.vec_sum = (uintptr_t) dst.sum % 16 == 0 && dst.sum_pitch % 16 == 0;
+  p.vec_sq = sq && (uintptr_t) dst.sqsum % 16 == 0 && dst.sqsum_pitch % 16 == 0;
+  uint8_t *ws = static_cast<uint8_t *> (d_ws);
+  p.ctl = reinterpret_cast<uint32_t *> (ws);
+  p.flags = reinterpret_cast<uint32_t *> (ws + kFlagsOffset);
+  p.agg = reinterpret_cast<uint16_t *> (ws + lay.agg);
+  p.above = reinterpret_cast<uint32_t *> (ws + lay.above);
+  p.aggq = sq ? reinterpret_cast<uint32_t *> (ws + lay.aggq) : nullptr;
+  p.aboveq = sq ? reinterpret_cast<uint32_t *> (ws + lay.aboveq) : nullptr;
+  p.wp = lay.wp;
+
+  if (type == SatType::u32)
+    return sq ? run_threads<uint32_t, true> (p, cfg.threads, cfg.algo, cs)
+        : run_threads<uint32_t, false> (p, cfg.threads, cfg.algo, cs);
+  return sq ? run_threads<u64, true> (p, cfg.threads, cfg.algo, cs)
+      : run_threads<u64, false> (p, cfg.threads, cfg.algo, cs);
+}
+
+}  // namespace cip

@@ -1,0 +1,863 @@
+/**
+ * SECTION:element-cudahistogram
+ * @title: cudahistogram
+ * @short_description: per-frame histograms posted on the bus and attached as metas
+ *
+ * Computes 8-bit histograms of every frame (or of a region of interest) and
+ * reports them; the video passes through unchanged.
+ *
+ * `mode=luma` (default) counts the Y plane of YUV and GRAY8 formats, and the
+ * full-range BT.709 luma of RGB formats computed on the fly,
+ * Y = (13933 R + 46871 G + 4732 B + 32768) >> 16 (grey R = G = B = v gives
+ * Y = v). `mode=rgb` gives one histogram per R, G and B channel (RGB formats
+ * only: other caps are refused). `mode=planes` gives one histogram per
+ * component as stored, without conversion, numbered like cudaintegral's
+ * `plane`: plane0 = Y or R, plane1 = U or G, plane2 = V or B, plane3 = A
+ * (RGBx/BGRx have three).
+ *
+ * `bins` is a power of two from 2 to 256 and 8-bit values map evenly:
+ * bin = value × bins / 256, so bin b holds the values b·w .. b·w + w − 1 with
+ * w = 256 / bins.
+ *
+ * The region of interest (`roi-x`, `roi-y`, `roi-width`, `roi-height`) is in
+ * luma pixels; a width or height of 0 extends it to the frame edge, and it is
+ * clipped to the frame (a region entirely outside the frame is empty: its
+ * histograms are all zero). Chroma histograms of subsampled formats (NV12,
+ * I420) count the chroma samples that cover the region: columns
+ * ⌊x / 2⌋ .. ⌈(x + width) / 2⌉ − 1, rows likewise. Every luma or colour
+ * histogram of a frame sums to the region's pixel count.
+ *
+ * Every frame gets a #GstHistogramMeta (library gstreamer-cudaimgproc-1.0,
+ * header gst/cudaimgproc/gsthistogrammeta.h) with that frame's counts. With
+ * `post-messages=true` (default) an element message is posted once per
+ * `interval`, with the counts summed over the interval's frames, as `level`
+ * does: `interval=0` (default) posts every frame; otherwise an interval
+ * closes with the frame that brings the summed frame durations to `interval`
+ * to within half a frame (at a constant frame rate: every
+ * round(interval / frame duration) frames, at least one). A frame's duration
+ * is its buffer duration, else that of the negotiated frame rate; a frame
+ * whose duration is unknown closes the interval. EOS posts a partial
+ * interval; a flush, new caps, or a change of `bins`, `mode` or the region
+ * between frames discards it.
+ *
+ * On the GPU one kernel launch computes all histograms of a frame with
+ * per-block shared-memory histograms; only the counts (at most 4 KiB) are
+ * downloaded.
+ *
+ * ## Example launch line
+ * ```
+ * gst-launch-1.0 -m videotestsrc is-live=true num-buffers=30 ! cudahistogram bins=16 interval=500000000 ! fakesink
+ * gst-launch-1.0 -m videotestsrc num-buffers=10 ! video/x-raw,format=RGBA ! cudahistogram mode=rgb bins=8 roi-x=80 roi-y=60 roi-width=160 roi-height=120 ! fakesink
+ * ```
+ *
+ * ## Messages
+ *
+ * An element message whose structure is named `histogram`, with the fields:
+ *
+ * * #guint64 `timestamp`: the timestamp (PTS) of the interval's first frame.
+ * * #guint64 `stream-time`: the stream time of `timestamp`.
+ * * #guint64 `running-time`: the running time of `timestamp`.
+ * * #guint64 `duration`: the summed durations of the interval's frames.
+ * * #guint `frames`: the number of frames summed.
+ * * #guint `bins`: the number of bins of each histogram.
+ *
+ * and, for each histogram, named `luma`; `red`, `green`, `blue` (mode=rgb);
+ * or `plane0`, `plane1`, ... (mode=planes):
+ *
+ * * #GstValueArray of #guint64 `<name>`: the `bins` counts, summed over the
+ *   interval.
+ * * #gdouble `<name>-mean`: the mean value, from the bin centres
+ *   (b·w + (w − 1) / 2; the exact mean with 256 bins).
+ * * #guint `<name>-min`: the lower edge (b·w) of the lowest non-empty bin.
+ * * #guint `<name>-max`: the lower edge of the highest non-empty bin.
+ * * #guint `<name>-median`: the lower edge of the first bin b whose
+ *   cumulative count reaches half the total: 2 × (count₀ + … + count_b) ≥
+ *   total (with 256 bins the ⌈N/2⌉-th smallest of the N values).
+ *
+ * Times are #GST_CLOCK_TIME_NONE when unknown. An empty region gives zero
+ * counts and statistics.
+ *
+ * Since: 0.1
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudahistogram.h"
+
+#include <gst/cudaimgproc/gsthistogrammeta.h>
+
+#include "cip/histogram.h"
+
+#include <cstring>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_histogram_debug);
+#define GST_CAT_DEFAULT gst_cuda_histogram_debug
+
+typedef enum {
+  GST_CUDA_HISTOGRAM_MODE_LUMA,
+  GST_CUDA_HISTOGRAM_MODE_RGB,
+  GST_CUDA_HISTOGRAM_MODE_PLANES,
+} GstCudaHistogramMode;
+
+#define DEFAULT_BINS 256
+#define DEFAULT_MODE GST_CUDA_HISTOGRAM_MODE_LUMA
+#define DEFAULT_ROI 0
+#define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_INTERVAL 0
+
+#define MAX_HISTOGRAMS cip::kHistogramMaxInputs
+#define MAX_BINS cip::kHistogramMaxBins
+
+enum
+{
+  PROP_0,
+  PROP_BINS,
+  PROP_MODE,
+  PROP_ROI_X,
+  PROP_ROI_Y,
+  PROP_ROI_WIDTH,
+  PROP_ROI_HEIGHT,
+  PROP_POST_MESSAGES,
+  PROP_INTERVAL,
+};
+
+/* What a set of counts holds: compared between frames so that an interval
+ * never sums unlike histograms. Plain data (zero-filled in the instance). */
+struct HistLayout
+{
+  guint bins;
+  guint n;
+  const gchar *names[MAX_HISTOGRAMS];   /* static strings */
+  guint x, y, width, height;    /* clipped region, luma pixels */
+};
+
+static bool
+layout_equal (const HistLayout & a, const HistLayout & b)
+{
+  if (a.bins != b.bins || a.n != b.n || a.x != b.x || a.y != b.y ||
+      a.width != b.width || a.height != b.height)
+    return false;
+  for (guint i = 0; i < a.n; i++)
+    if (a.names[i] != b.names[i])
+      return false;
+  return true;
+}
+
+struct _GstCudaHistogram
+{
+  GstCudaImgprocFilter parent;
+
+  /* properties, object lock */
+  guint bins;
+  GstCudaHistogramMode mode;
+  guint roi_x, roi_y, roi_width, roi_height;
+  gboolean post_messages;
+  guint64 interval;
+
+  /* the frame between process() and finish(), streaming thread */
+  GstBuffer *counts;            /* aux buffer: frame.n * frame.bins guint32 */
+  HistLayout frame;
+
+  /* the interval being summed, object lock */
+  GstVideoInfo info;            /* caps the sums belong to */
+  HistLayout layout;
+  guint frames;                 /* 0: no interval open */
+  GstClockTime start;           /* PTS of its first frame */
+  GstClockTime duration;        /* summed known frame durations */
+  guint64 sums[MAX_HISTOGRAMS * MAX_BINS];
+};
+
+#define GST_TYPE_CUDA_HISTOGRAM_MODE (gst_cuda_histogram_mode_get_type ())
+static GType
+gst_cuda_histogram_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_HISTOGRAM_MODE_LUMA,
+        "Luma: Y of YUV and GRAY8, BT.709 luma of RGB", "luma"},
+    {GST_CUDA_HISTOGRAM_MODE_RGB,
+        "One histogram per R, G and B channel (RGB formats only)", "rgb"},
+    {GST_CUDA_HISTOGRAM_MODE_PLANES,
+        "One histogram per component as stored (Y, U, V or R, G, B, A)",
+        "planes"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaHistogramMode", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define gst_cuda_histogram_parent_class parent_class
+G_DEFINE_TYPE (GstCudaHistogram, gst_cuda_histogram,
+    GST_TYPE_CUDA_IMGPROC_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (cudahistogram, "cudahistogram", GST_RANK_NONE,
+    GST_TYPE_CUDA_HISTOGRAM);
+
+static void gst_cuda_histogram_finalize (GObject * object);
+static void gst_cuda_histogram_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_cuda_histogram_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static gboolean gst_cuda_histogram_stop (GstBaseTransform * trans);
+static gboolean gst_cuda_histogram_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
+static gboolean gst_cuda_histogram_set_info (GstCudaImgprocFilter * filter,
+    const GstVideoInfo * info);
+static GstFlowReturn gst_cuda_histogram_process (GstCudaImgprocFilter *
+    filter, GstBuffer * inbuf, const GstCudaImgprocFrame * in,
+    GstCudaImgprocFrame * out, const GstCudaImgprocRun * run);
+static GstFlowReturn gst_cuda_histogram_finish (GstCudaImgprocFilter * filter,
+    GstBuffer * outbuf);
+
+static void
+gst_cuda_histogram_class_init (GstCudaHistogramClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCudaImgprocFilterClass *filter_class = GST_CUDA_IMGPROC_FILTER_CLASS (klass);
+  GParamFlags flags = (GParamFlags) (G_PARAM_READWRITE |
+      GST_PARAM_MUTABLE_PLAYING | G_PARAM_STATIC_STRINGS);
+
+  gobject_class->finalize = gst_cuda_histogram_finalize;
+  gobject_class->set_property = gst_cuda_histogram_set_property;
+  gobject_class->get_property = gst_cuda_histogram_get_property;
+
+  /**
+   * GstCudaHistogram:bins:
+   *
+   * Bins per histogram: a power of two from 2 to 256; 8-bit values map
+   * evenly (bin = value × bins / 256). Other values are rounded down to a
+   * power of two, with a warning.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_BINS,
+      g_param_spec_uint ("bins", "Bins",
+          "Bins per histogram: a power of two, 2 to 256 (values map evenly: "
+          "bin = value * bins / 256; others are rounded down to a power of "
+          "two)", 2, MAX_BINS, DEFAULT_BINS, flags));
+  /**
+   * GstCudaHistogram:mode:
+   *
+   * Which histograms are computed. `rgb` refuses non-RGB caps.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_MODE,
+      g_param_spec_enum ("mode", "Mode",
+          "Which histograms are computed (rgb: RGB formats only)",
+          GST_TYPE_CUDA_HISTOGRAM_MODE, DEFAULT_MODE, flags));
+  /**
+   * GstCudaHistogram:roi-x:
+   *
+   * Left edge of the region of interest in luma pixels.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_ROI_X,
+      g_param_spec_uint ("roi-x", "ROI X",
+          "Left edge of the region of interest in luma pixels (clipped to "
+          "the frame)", 0, G_MAXINT, DEFAULT_ROI, flags));
+  /**
+   * GstCudaHistogram:roi-y:
+   *
+   * Top edge of the region of interest in luma pixels.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_ROI_Y,
+      g_param_spec_uint ("roi-y", "ROI Y",
+          "Top edge of the region of interest in luma pixels (clipped to "
+          "the frame)", 0, G_MAXINT, DEFAULT_ROI, flags));
+  /**
+   * GstCudaHistogram:roi-width:
+   *
+   * Width of the region of interest in luma pixels; 0 extends it to the
+   * right edge of the frame.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_ROI_WIDTH,
+      g_param_spec_uint ("roi-width", "ROI width",
+          "Width of the region of interest in luma pixels (0 = to the right "
+          "edge; clipped to the frame)", 0, G_MAXINT, DEFAULT_ROI, flags));
+  /**
+   * GstCudaHistogram:roi-height:
+   *
+   * Height of the region of interest in luma pixels; 0 extends it to the
+   * bottom edge of the frame.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_ROI_HEIGHT,
+      g_param_spec_uint ("roi-height", "ROI height",
+          "Height of the region of interest in luma pixels (0 = to the "
+          "bottom edge; clipped to the frame)", 0, G_MAXINT, DEFAULT_ROI,
+          flags));
+  /**
+   * GstCudaHistogram:post-messages:
+   *
+   * Post a `histogram` element message on the bus once per interval.
+   * The #GstHistogramMeta is attached either way.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post a 'histogram' element message on the bus once per interval",
+          DEFAULT_POST_MESSAGES, flags));
+  /**
+   * GstCudaHistogram:interval:
+   *
+   * Time over which counts are summed between messages, in nanoseconds;
+   * 0 posts every frame.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_INTERVAL,
+      g_param_spec_uint64 ("interval", "Interval",
+          "Interval of time between message posts in nanoseconds; counts are "
+          "summed over it (0 = every frame)", 0, G_MAXUINT64, DEFAULT_INTERVAL,
+          flags));
+
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA histogram", "Filter/Analyzer/Video",
+      "Posts per-frame or per-interval histograms of luma, colour channels "
+      "or planes and attaches them to every frame (GstHistogramMeta)",
+      "cudaimgproc developers");
+
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_histogram_stop);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_histogram_sink_event);
+
+  filter_class->analysis = TRUE;
+  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_histogram_set_info);
+  filter_class->process = GST_DEBUG_FUNCPTR (gst_cuda_histogram_process);
+  filter_class->finish = GST_DEBUG_FUNCPTR (gst_cuda_histogram_finish);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_HISTOGRAM_MODE,
+      (GstPluginAPIFlags) 0);
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_histogram_debug, "cudahistogram", 0,
+      "cudahistogram");
+}
+
+/* Forgets the interval being summed. Called with the object lock. */
+static void
+reset_interval (GstCudaHistogram * self)
+{
+  self->frames = 0;
+  self->start = GST_CLOCK_TIME_NONE;
+  self->duration = 0;
+}
+
+static void
+gst_cuda_histogram_init (GstCudaHistogram * self)
+{
+  self->bins = DEFAULT_BINS;
+  self->mode = DEFAULT_MODE;
+  self->roi_x = self->roi_y = DEFAULT_ROI;
+  self->roi_width = self->roi_height = DEFAULT_ROI;
+  self->post_messages = DEFAULT_POST_MESSAGES;
+  self->interval = DEFAULT_INTERVAL;
+  gst_video_info_init (&self->info);
+  reset_interval (self);
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+}
+
+static void
+gst_cuda_histogram_finalize (GObject * object)
+{
+  GstCudaHistogram *self = GST_CUDA_HISTOGRAM (object);
+
+  gst_clear_buffer (&self->counts);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_histogram_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaHistogram *self = GST_CUDA_HISTOGRAM (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_BINS:{
+      guint bins = g_value_get_uint (value);
+      /* the largest power of two not above it */
+      guint pow2 = 1u << (g_bit_storage (bins) - 1);
+      if (pow2 != bins)
+        g_warning ("cudahistogram: bins=%u is not a power of two, using %u",
+            bins, pow2);
+      self->bins = pow2;
+      break;
+    }
+    case PROP_MODE:
+      self->mode = (GstCudaHistogramMode) g_value_get_enum (value);
+      break;
+    case PROP_ROI_X:
+      self->roi_x = g_value_get_uint (value);
+      break;
+    case PROP_ROI_Y:
+      self->roi_y = g_value_get_uint (value);
+      break;
+    case PROP_ROI_WIDTH:
+      self->roi_width = g_value_get_uint (value);
+      break;
+    case PROP_ROI_HEIGHT:
+      self->roi_height = g_value_get_uint (value);
+      break;
+    case PROP_POST_MESSAGES:
+      self->post_messages = g_value_get_boolean (value);
+      break;
+    case PROP_INTERVAL:
+      self->interval = g_value_get_uint64 (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_histogram_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaHistogram *self = GST_CUDA_HISTOGRAM (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_BINS:
+      g_value_set_uint (value, self->bins);
+      break;
+    case PROP_MODE:
+      g_value_set_enum (value, self->mode);
+      break;
+    case PROP_ROI_X:
+      g_value_set_uint (value, self->roi_x);
+      break;
+    case PROP_ROI_Y:
+      g_value_set_uint (value, self->roi_y);
+      break;
+    case PROP_ROI_WIDTH:
+      g_value_set_uint (value, self->roi_width);
+      break;
+    case PROP_ROI_HEIGHT:
+      g_value_set_uint (value, self->roi_height);
+      break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, self->post_messages);
+      break;
+    case PROP_INTERVAL:
+      g_value_set_uint64 (value, self->interval);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* ---- statistics and messages ---------------------------------------------- */
+
+/* Statistics of one histogram in pixel values (see the Messages section):
+ * bin b spans [b * w, b * w + w - 1], w = 256 / bins. All zero when empty. */
+static void
+histogram_stats (const guint64 * c, guint bins, gdouble * mean, guint * min,
+    guint * max, guint * median)
+{
+  const guint w = 256 / bins;
+  guint64 total = 0;
+  gdouble sum = 0;
+
+  *mean = 0;
+  *min = *max = *median = 0;
+  for (guint b = 0; b < bins; b++) {
+    total += c[b];
+    sum += (gdouble) c[b] * (b * w + (w - 1) / 2.0);
+  }
+  if (total == 0)
+    return;
+  *mean = sum / (gdouble) total;
+  guint lo = 0, hi = bins - 1;
+  while (c[lo] == 0)
+    lo++;
+  while (c[hi] == 0)
+    hi--;
+  *min = lo * w;
+  *max = hi * w;
+  guint64 cum = 0;
+  for (guint b = 0; b < bins; b++) {
+    cum += c[b];
+    /* 2 * cum >= total without overflow: cum >= total - cum */
+    if (cum >= total - cum) {
+      *median = b * w;
+      break;
+    }
+  }
+}
+
+/* Adds `name` (GstValueArray of guint64) and its statistics to s. */
+static void
+add_histogram (GstStructure * s, const gchar * name, const guint64 * c,
+    guint bins)
+{
+  GValue array = G_VALUE_INIT;
+  gdouble mean;
+  guint min, max, median;
+
+  g_value_init (&array, GST_TYPE_ARRAY);
+  for (guint b = 0; b < bins; b++) {
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, G_TYPE_UINT64);
+    g_value_set_uint64 (&v, c[b]);
+    gst_value_array_append_and_take_value (&array, &v);
+  }
+  gst_structure_take_value (s, name, &array);
+
+  histogram_stats (c, bins, &mean, &min, &max, &median);
+  gchar *key = g_strconcat (name, "-mean", NULL);
+  gst_structure_set (s, key, G_TYPE_DOUBLE, mean, NULL);
+  g_free (key);
+  key = g_strconcat (name, "-min", NULL);
+  gst_structure_set (s, key, G_TYPE_UINT, min, NULL);
+  g_free (key);
+  key = g_strconcat (name, "-max", NULL);
+  gst_structure_set (s, key, G_TYPE_UINT, max, NULL);
+  g_free (key);
+  key = g_strconcat (name, "-median", NULL);
+  gst_structure_set (s, key, G_TYPE_UINT, median, NULL);
+  g_free (key);
+}
+
+/* The message of the interval being summed. Called with the object lock,
+ * from the streaming thread (reads the segment). */
+static GstMessage *
+interval_message (GstCudaHistogram * self)
+{
+  GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
+  GstClockTime running = GST_CLOCK_TIME_NONE, stream = GST_CLOCK_TIME_NONE;
+  const HistLayout & l = self->layout;
+
+  if (segment->format == GST_FORMAT_TIME) {
+    running = gst_segment_to_running_time (segment, GST_FORMAT_TIME,
+        self->start);
+    stream = gst_segment_to_stream_time (segment, GST_FORMAT_TIME,
+        self->start);
+  }
+  GstStructure *s = gst_structure_new ("histogram",
+      "timestamp", G_TYPE_UINT64, self->start,
+      "stream-time", G_TYPE_UINT64, stream,
+      "running-time", G_TYPE_UINT64, running,
+      "duration", G_TYPE_UINT64, self->duration,
+      "frames", G_TYPE_UINT, self->frames,
+      "bins", G_TYPE_UINT, l.bins, NULL);
+  for (guint i = 0; i < l.n; i++)
+    add_histogram (s, l.names[i], self->sums + (gsize) i * l.bins, l.bins);
+  return gst_message_new_element (GST_OBJECT (self), s);
+}
+
+/* ---- GstBaseTransform vfuncs ---------------------------------------------- */
+
+static gboolean
+gst_cuda_histogram_stop (GstBaseTransform * trans)
+{
+  GstCudaHistogram *self = GST_CUDA_HISTOGRAM (trans);
+
+  gst_clear_buffer (&self->counts);
+  GST_OBJECT_LOCK (self);
+  reset_interval (self);
+  gst_video_info_init (&self->info);
+  GST_OBJECT_UNLOCK (self);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+}
+
+static gboolean
+gst_cuda_histogram_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCudaHistogram *self = GST_CUDA_HISTOGRAM (trans);
+  GstMessage *msg = NULL;
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:
+      /* a partial interval is posted, as level does */
+      GST_OBJECT_LOCK (self);
+      if (self->frames > 0 && self->post_messages)
+        msg = interval_message (self);
+      reset_interval (self);
+      GST_OBJECT_UNLOCK (self);
+      if (msg)
+        gst_element_post_message (GST_ELEMENT (self), msg);
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      GST_OBJECT_LOCK (self);
+      reset_interval (self);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+/* ---- GstCudaImgprocFilter vfuncs ------------------------------------------ */
+
+/* FALSE (after posting an error) when `mode` cannot be computed on `info`. */
+static gboolean
+check_mode (GstCudaHistogram * self, const GstVideoInfo * info,
+    GstCudaHistogramMode mode)
+{
+  if (mode == GST_CUDA_HISTOGRAM_MODE_RGB && !GST_VIDEO_INFO_IS_RGB (info)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("mode=rgb needs an RGB format, but the input is %s",
+            GST_VIDEO_INFO_NAME (info)),
+        ("Use mode=luma or mode=planes, or convert to RGBA/BGRA/RGBx/BGRx "
+            "first (videoconvert)."));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_histogram_set_info (GstCudaImgprocFilter * filter,
+    const GstVideoInfo * info)
+{
+  GstCudaHistogram *self = GST_CUDA_HISTOGRAM (filter);
+  GstCudaHistogramMode mode;
+
+  GST_OBJECT_LOCK (self);
+  mode = self->mode;
+  GST_OBJECT_UNLOCK (self);
+  if (!check_mode (self, info, mode))
+    return FALSE;
+
+  /* new caps: the sums of the old ones are not continued */
+  GST_OBJECT_LOCK (self);
+  if (!gst_video_info_is_equal (&self->info, info)) {
+    if (self->frames > 0)
+      GST_DEBUG_OBJECT (self, "caps changed: discarding %u summed frames",
+          self->frames);
+    reset_interval (self);
+    self->info = *info;
+  }
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+/* Samples [*lo, *hi) of a component subsampled by 2^sub covering the luma
+ * range [lo, hi). */
+static void
+scale_range (guint sub, guint * lo, guint * hi)
+{
+  *lo >>= sub;
+  *hi = (*hi + (1u << sub) - 1) >> sub;
+}
+
+/* Builds the inputs for `mode` on frame `in`, cropped to the region. */
+static void
+build_inputs (const GstCudaImgprocFrame * in, GstCudaHistogramMode mode,
+    guint bins, const guint roi[4], cip::HistInput * inputs,
+    HistLayout * l)
+{
+  static const gchar *const luma[] = { "luma" };
+  static const gchar *const rgb[] = { "red", "green", "blue" };
+  static const gchar *const planes[] = { "plane0", "plane1", "plane2",
+    "plane3"
+  };
+  const GstVideoInfo *info = in->info;
+  const GstVideoFormatInfo *f = info->finfo;
+  const guint fw = GST_VIDEO_INFO_WIDTH (info);
+  const guint fh = GST_VIDEO_INFO_HEIGHT (info);
+  const gchar *const *names;
+  guint comps[MAX_HISTOGRAMS];
+
+  /* clip the region to the frame; 0 = to the edge */
+  l->bins = bins;
+  l->x = MIN (roi[0], fw);
+  l->y = MIN (roi[1], fh);
+  l->width = roi[2] ? MIN (roi[2], fw - l->x) : fw - l->x;
+  l->height = roi[3] ? MIN (roi[3], fh - l->y) : fh - l->y;
+
+  cip::HistSource source = cip::HistSource::plane;
+  switch (mode) {
+    case GST_CUDA_HISTOGRAM_MODE_LUMA:
+      names = luma;
+      l->n = 1;
+      comps[0] = 0;
+      if (GST_VIDEO_INFO_IS_RGB (info)) {
+        /* the view points at the first of the three colour bytes */
+        if (GST_VIDEO_FORMAT_INFO_POFFSET (f, 2) <
+            GST_VIDEO_FORMAT_INFO_POFFSET (f, 0)) {
+          source = cip::HistSource::luma_bgr;
+          comps[0] = 2;
+        } else {
+          source = cip::HistSource::luma_rgb;
+        }
+      }
+      break;
+    case GST_CUDA_HISTOGRAM_MODE_RGB:
+      names = rgb;
+      l->n = 3;
+      break;
+    case GST_CUDA_HISTOGRAM_MODE_PLANES:
+    default:
+      names = planes;
+      l->n = MIN (gst_cuda_imgproc_n_components (info), (guint) MAX_HISTOGRAMS);
+      break;
+  }
+  if (mode != GST_CUDA_HISTOGRAM_MODE_LUMA) {
+    for (guint i = 0; i < l->n; i++)
+      comps[i] = i;
+  }
+
+  for (guint i = 0; i < l->n; i++) {
+    const guint c = comps[i];
+    guint x0 = l->x, x1 = l->x + l->width, y0 = l->y, y1 = l->y + l->height;
+    cip::ImageView v = in->component (c);
+
+    l->names[i] = names[i];
+    if (l->width == 0 || l->height == 0) {
+      x0 = x1 = y0 = y1 = 0;
+    } else {
+      scale_range (GST_VIDEO_FORMAT_INFO_W_SUB (f, c), &x0, &x1);
+      scale_range (GST_VIDEO_FORMAT_INFO_H_SUB (f, c), &y0, &y1);
+    }
+    x1 = MIN (x1, (guint) v.width);
+    y1 = MIN (y1, (guint) v.height);
+    inputs[i].view = v.crop ((int) x0, (int) y0, (int) (x1 - x0),
+        (int) (y1 - y0));
+    inputs[i].source = source;
+  }
+}
+
+static GstFlowReturn
+gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
+    const GstCudaImgprocFrame * in, GstCudaImgprocFrame * out,
+    const GstCudaImgprocRun * run)
+{
+  GstCudaHistogram *self = GST_CUDA_HISTOGRAM (filter);
+  GstCudaHistogramMode mode;
+  guint bins, roi[4];
+  cip::HistInput inputs[MAX_HISTOGRAMS];
+  HistLayout layout = { };
+  GstCudaImgprocAux aux;
+  cip::Status st;
+
+  gst_clear_buffer (&self->counts);
+  GST_OBJECT_LOCK (self);
+  mode = self->mode;
+  bins = self->bins;
+  roi[0] = self->roi_x;
+  roi[1] = self->roi_y;
+  roi[2] = self->roi_width;
+  roi[3] = self->roi_height;
+  GST_OBJECT_UNLOCK (self);
+
+  /* the mode may have changed since the caps were accepted */
+  if (!check_mode (self, in->info, mode))
+    return GST_FLOW_ERROR;
+  build_inputs (in, mode, bins, roi, inputs, &layout);
+
+  if (!gst_cuda_imgproc_filter_acquire_aux (filter, 0,
+          (gsize) layout.n * bins * sizeof (uint32_t), 1,
+          GST_CUDA_IMGPROC_AUX_SYSTEM, run, &aux))
+    return GST_FLOW_ERROR;
+
+  if (run->gpu) {
+    /* sized for the largest request so it never changes */
+    gsize bytes = cip::histogram_workspace_bytes (MAX_HISTOGRAMS, MAX_BINS);
+    gboolean fresh;
+    void *ws = gst_cuda_imgproc_filter_workspace (filter, bytes, &fresh);
+    st = ws ? cip::Status::ok : cip::Status::out_of_memory;
+    if (ws && fresh)
+      st = cip::histogram_workspace_init (ws, bytes, run->stream);
+    if (st == cip::Status::ok)
+      st = cip::histogram (inputs, (int) layout.n, (int) bins,
+          (uint32_t *) aux.data, false, ws, bytes, run->stream);
+  } else {
+    st = cip::ref::histogram (inputs, (int) layout.n, (int) bins,
+        (uint32_t *) aux.data, false);
+  }
+  if (st != cip::Status::ok) {
+    gst_buffer_unref (aux.buffer);
+    return gst_cuda_imgproc_filter_fail (filter, st, "histogram");
+  }
+  /* read in finish(), once the counts are downloaded */
+  self->counts = aux.buffer;
+  self->frame = layout;
+  return GST_FLOW_OK;
+}
+
+/* The duration of frame `buf`: its own, else the frame rate's, else NONE. */
+static GstClockTime
+frame_duration (const GstVideoInfo * info, GstBuffer * buf)
+{
+  if (GST_BUFFER_DURATION_IS_VALID (buf))
+    return GST_BUFFER_DURATION (buf);
+  if (GST_VIDEO_INFO_FPS_N (info) > 0)
+    return gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (info),
+        GST_VIDEO_INFO_FPS_N (info));
+  return GST_CLOCK_TIME_NONE;
+}
+
+static GstFlowReturn
+gst_cuda_histogram_finish (GstCudaImgprocFilter * filter, GstBuffer * outbuf)
+{
+  GstCudaHistogram *self = GST_CUDA_HISTOGRAM (filter);
+  const HistLayout & l = self->frame;
+  guint64 counts[MAX_HISTOGRAMS * MAX_BINS];
+  const gsize n = (gsize) l.n * l.bins;
+  GstMessage *msg = NULL;
+  GstMapInfo map;
+
+  if (!self->counts)
+    return GST_FLOW_OK;
+  if (!gst_buffer_map (self->counts, &map, GST_MAP_READ)) {
+    gst_clear_buffer (&self->counts);
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not map the histogram counts"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  const guint32 *c32 = (const guint32 *) map.data;
+  for (gsize i = 0; i < n; i++)
+    counts[i] = c32[i];
+  gst_buffer_unmap (self->counts, &map);
+  gst_clear_buffer (&self->counts);
+
+  gst_buffer_add_histogram_meta (outbuf, l.bins, l.n, l.names, counts, l.x,
+      l.y, l.width, l.height);
+
+  GST_OBJECT_LOCK (self);
+  if (self->frames > 0 && !layout_equal (self->layout, l)) {
+    GST_DEBUG_OBJECT (self, "bins, mode or region changed: discarding %u "
+        "summed frames", self->frames);
+    reset_interval (self);
+  }
+  if (self->frames == 0) {
+    self->layout = l;
+    self->start = GST_BUFFER_PTS (outbuf);
+    memset (self->sums, 0, n * sizeof (guint64));
+  }
+  for (gsize i = 0; i < n; i++)
+    self->sums[i] += counts[i];
+  self->frames++;
+
+  GstClockTime dur = frame_duration (&self->info, outbuf);
+  if (GST_CLOCK_TIME_IS_VALID (dur))
+    self->duration += dur;
+  /* closes with the frame that brings the interval to within half a frame */
+  if (self->interval == 0 || !GST_CLOCK_TIME_IS_VALID (dur) ||
+      self->duration + dur / 2 >= self->interval) {
+    if (self->post_messages)
+      msg = interval_message (self);
+    reset_interval (self);
+  }
+  GST_OBJECT_UNLOCK (self);
+
+  if (msg)
+    gst_element_post_message (GST_ELEMENT (self), msg);
+  return GST_FLOW_OK;
+}

@@ -1,0 +1,307 @@
+/**
+ * SECTION:element-cudaintegral
+ * @title: cudaintegral
+ * @short_description: per-frame summed area table (integral image)
+ *
+ * Computes the summed area table (integral image) of one plane or channel of
+ * every frame and attaches it to the buffer as a #GstIntegralImageMeta
+ * (library gstreamer-cudaimgproc-1.0, header gst/cudaimgproc/gstintegralmeta.h).
+ * The video passes through unchanged.
+ *
+ * The table has OpenCV's cv::integral layout: exclusive, (W+1) x (H+1)
+ * elements, first row and column zero. With `sat-type=u32` (default) elements
+ * wrap modulo 2^32, which keeps every rectangle sum below 2^32 exact at any
+ * frame size when evaluated in 32-bit unsigned arithmetic (any rectangle of up
+ * to 16,843,009 pixels); `sat-type=u64` gives exact absolute values. With
+ * `squared=true` a second, 64-bit table of squared pixels is attached too
+ * (variance, normalized cross-correlation).
+ *
+ * On CUDA memory the tables are CUDA memory of the element's context (map them
+ * with GST_MAP_CUDA, or normally to read them on the CPU); on system memory
+ * they are system memory. On the GPU one kernel computes the table with one
+ * read per pixel and one write per element.
+ *
+ * ## Example launch line
+ * ```
+ * gst-launch-1.0 videotestsrc num-buffers=100 ! video/x-raw,format=NV12 ! cudaupload ! cudaintegral ! fakesink
+ * gst-launch-1.0 videotestsrc num-buffers=100 ! video/x-raw,format=GRAY8,width=640,height=480 ! cudaintegral sat-type=u64 squared=true ! fakesink
+ * ```
+ *
+ * Since: 0.1
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudaintegral.h"
+
+#include <gst/cudaimgproc/gstintegralmeta.h>
+
+#include "cip/integral.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_integral_debug);
+#define GST_CAT_DEFAULT gst_cuda_integral_debug
+
+#define DEFAULT_PLANE 0
+#define DEFAULT_SAT_TYPE GST_INTEGRAL_IMAGE_TYPE_U32
+#define DEFAULT_SQUARED FALSE
+
+enum
+{
+  PROP_0,
+  PROP_PLANE,
+  PROP_SAT_TYPE,
+  PROP_SQUARED,
+};
+
+struct _GstCudaIntegral
+{
+  GstCudaImgprocFilter parent;
+
+  /* properties, object lock */
+  guint plane;
+  GstIntegralImageType sat_type;
+  gboolean squared;
+};
+
+#define GST_TYPE_CUDA_INTEGRAL_SAT_TYPE (gst_cuda_integral_sat_type_get_type ())
+static GType
+gst_cuda_integral_sat_type_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_INTEGRAL_IMAGE_TYPE_U32,
+        "32-bit, wraps modulo 2^32 (rectangle sums below 2^32 stay exact)",
+        "u32"},
+    {GST_INTEGRAL_IMAGE_TYPE_U64, "64-bit, exact absolute sums", "u64"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaIntegralSatType", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define gst_cuda_integral_parent_class parent_class
+G_DEFINE_TYPE (GstCudaIntegral, gst_cuda_integral, GST_TYPE_CUDA_IMGPROC_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (cudaintegral, "cudaintegral", GST_RANK_NONE,
+    GST_TYPE_CUDA_INTEGRAL);
+
+static void gst_cuda_integral_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_cuda_integral_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static gboolean gst_cuda_integral_set_info (GstCudaImgprocFilter * filter,
+    const GstVideoInfo * info);
+static GstFlowReturn gst_cuda_integral_process (GstCudaImgprocFilter * filter,
+    GstBuffer * inbuf, const GstCudaImgprocFrame * in,
+    GstCudaImgprocFrame * out, const GstCudaImgprocRun * run);
+
+static void
+gst_cuda_integral_class_init (GstCudaIntegralClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstCudaImgprocFilterClass *filter_class = GST_CUDA_IMGPROC_FILTER_CLASS (klass);
+
+  gobject_class->set_property = gst_cuda_integral_set_property;
+  gobject_class->get_property = gst_cuda_integral_get_property;
+
+  /**
+   * GstCudaIntegral:plane:
+   *
+   * Component the table is computed on: 0 = luma (Y; R for RGB formats),
+   * 1 = U or G, 2 = V or B, 3 = A. Caps whose format lacks it are refused.
+   */
+  g_object_class_install_property (gobject_class, PROP_PLANE,
+      g_param_spec_uint ("plane", "Plane",
+          "Component to integrate: 0 = luma (Y; R for RGB formats), "
+          "1 = U or G, 2 = V or B, 3 = A", 0, 3, DEFAULT_PLANE,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstCudaIntegral:sat-type:
+   *
+   * Element type of the table: u32 wraps modulo 2^32 (every rectangle sum
+   * below 2^32 stays exact at any frame size), u64 is exact.
+   */
+  g_object_class_install_property (gobject_class, PROP_SAT_TYPE,
+      g_param_spec_enum ("sat-type", "SAT type",
+          "Element type of the table (u32 wraps modulo 2^32: rectangle sums "
+          "below 2^32 stay exact at any size; u64 is exact)",
+          GST_TYPE_CUDA_INTEGRAL_SAT_TYPE, DEFAULT_SAT_TYPE,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstCudaIntegral:squared:
+   *
+   * Also attach the 64-bit table of squared pixel values.
+   */
+  g_object_class_install_property (gobject_class, PROP_SQUARED,
+      g_param_spec_boolean ("squared", "Squared",
+          "Also compute the 64-bit table of squared pixels (variance, NCC)",
+          DEFAULT_SQUARED,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+              G_PARAM_STATIC_STRINGS)));
+
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA integral image", "Filter/Analyzer/Video",
+      "Attaches the summed area table of a plane to every frame "
+      "(GstIntegralImageMeta)", "cudaimgproc developers");
+
+  filter_class->analysis = TRUE;
+  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_integral_set_info);
+  filter_class->process = GST_DEBUG_FUNCPTR (gst_cuda_integral_process);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_INTEGRAL_SAT_TYPE,
+      (GstPluginAPIFlags) 0);
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_integral_debug, "cudaintegral", 0,
+      "cudaintegral");
+}
+
+static void
+gst_cuda_integral_init (GstCudaIntegral * self)
+{
+  self->plane = DEFAULT_PLANE;
+  self->sat_type = DEFAULT_SAT_TYPE;
+  self->squared = DEFAULT_SQUARED;
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+}
+
+static void
+gst_cuda_integral_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaIntegral *self = GST_CUDA_INTEGRAL (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_PLANE:
+      self->plane = g_value_get_uint (value);
+      break;
+    case PROP_SAT_TYPE:
+      self->sat_type = (GstIntegralImageType) g_value_get_enum (value);
+      break;
+    case PROP_SQUARED:
+      self->squared = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_integral_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaIntegral *self = GST_CUDA_INTEGRAL (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_PLANE:
+      g_value_set_uint (value, self->plane);
+      break;
+    case PROP_SAT_TYPE:
+      g_value_set_enum (value, self->sat_type);
+      break;
+    case PROP_SQUARED:
+      g_value_set_boolean (value, self->squared);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static gboolean
+gst_cuda_integral_set_info (GstCudaImgprocFilter * filter,
+    const GstVideoInfo * info)
+{
+  GstCudaIntegral *self = GST_CUDA_INTEGRAL (filter);
+  guint plane, n = gst_cuda_imgproc_n_components (info);
+
+  GST_OBJECT_LOCK (self);
+  plane = self->plane;
+  GST_OBJECT_UNLOCK (self);
+  if (plane >= n) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("plane=%u, but %s has %u components", plane,
+            GST_VIDEO_INFO_NAME (info), n),
+        ("Choose plane 0..%u or another format.", n - 1));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_cuda_integral_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
+    const GstCudaImgprocFrame * in, GstCudaImgprocFrame * out,
+    const GstCudaImgprocRun * run)
+{
+  GstCudaIntegral *self = GST_CUDA_INTEGRAL (filter);
+  guint plane;
+  GstIntegralImageType type;
+  gboolean squared;
+  GstCudaImgprocAux sum, sq;
+  cip::SatDest dst;
+  cip::Status st;
+
+  GST_OBJECT_LOCK (self);
+  plane = self->plane;
+  type = self->sat_type;
+  squared = self->squared;
+  GST_OBJECT_UNLOCK (self);
+
+  const cip::ImageView view = in->component (plane);
+  const cip::SatType ctype = type == GST_INTEGRAL_IMAGE_TYPE_U64 ?
+      cip::SatType::u64 : cip::SatType::u32;
+  const gsize elem = ctype == cip::SatType::u64 ? 8 : 4;
+  const guint tw = (guint) view.width + 1, th = (guint) view.height + 1;
+
+  if (!gst_cuda_imgproc_filter_acquire_aux (filter, 0, tw * elem, th,
+          GST_CUDA_IMGPROC_AUX_LIKE_INPUT, run, &sum))
+    return GST_FLOW_ERROR;
+  if (squared && !gst_cuda_imgproc_filter_acquire_aux (filter, 1, tw * 8, th,
+          GST_CUDA_IMGPROC_AUX_LIKE_INPUT, run, &sq)) {
+    gst_buffer_unref (sum.buffer);
+    return GST_FLOW_ERROR;
+  }
+  dst.sum = sum.data;
+  dst.sum_pitch = sum.pitch;
+  if (squared) {
+    dst.sqsum = (uint64_t *) sq.data;
+    dst.sqsum_pitch = sq.pitch;
+  }
+
+  if (run->gpu) {
+    gsize bytes = cip::integral_workspace_bytes (view.width, view.height,
+        ctype, squared);
+    gboolean fresh;
+    void *ws = gst_cuda_imgproc_filter_workspace (filter, bytes, &fresh);
+    st = ws ? cip::Status::ok : cip::Status::out_of_memory;
+    if (ws && fresh)
+      st = cip::integral_workspace_init (ws, bytes, run->stream);
+    if (st == cip::Status::ok)
+      st = cip::integral (view, ctype, dst, ws, bytes, run->stream);
+  } else {
+    st = cip::ref::integral (view, ctype, dst);
+  }
+
+  if (st == cip::Status::ok) {
+    gst_buffer_add_integral_image_meta (inbuf, sum.buffer,
+        squared ? sq.buffer : NULL, type, tw, th, sum.pitch,
+        squared ? sq.pitch : 0, plane);
+  }
+  gst_buffer_unref (sum.buffer);
+  if (squared)
+    gst_buffer_unref (sq.buffer);
+  if (st != cip::Status::ok)
+    return gst_cuda_imgproc_filter_fail (filter, st, "integral image");
+  return GST_FLOW_OK;
+}

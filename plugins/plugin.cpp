@@ -1,0 +1,41 @@
+/* cudaimgproc: real-time GPU image analysis elements (registration only). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/gst.h>
+
+#ifdef HAVE_GST_CUDA
+#if __has_include(<gst/cuda/gstcuda.h>)
+#include <gst/cuda/gstcuda.h>
+#else
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#endif
+#endif
+
+#include "gstcudaboxfilter.h"
+#include "gstcudahistogram.h"
+#include "gstcudaintegral.h"
+
+static gboolean
+plugin_init (GstPlugin * plugin)
+{
+#ifdef HAVE_GST_CUDA
+  /* Without a driver the elements still register and run on the CPU path. */
+  if (gst_cuda_load_library ())
+    gst_cuda_memory_init_once ();
+  else
+    GST_INFO ("libcuda.so.1 not loaded: elements run on the CPU only");
+#endif
+  gboolean ok = TRUE;
+  ok &= GST_ELEMENT_REGISTER (cudaintegral, plugin);
+  ok &= GST_ELEMENT_REGISTER (cudaboxfilter, plugin);
+  ok &= GST_ELEMENT_REGISTER (cudahistogram, plugin);
+  return ok;
+}
+
+GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, cudaimgproc,
+    "CUDA image analysis: integral images, histograms, equalization, "
+    "halftoning and box filters, with CPU fallbacks",
+    plugin_init, PACKAGE_VERSION, "LGPL", PACKAGE, PACKAGE_ORIGIN)

@@ -1,0 +1,52 @@
+#include "cipcheck.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static gboolean
+gpu_required (void)
+{
+  const char *e = g_getenv ("CIP_REQUIRE_GPU");
+  return e && *e && strcmp (e, "0") != 0;
+}
+
+
+GST_START_TEST (test_gpu_missing)
+{
+  fail ("CIP_REQUIRE_GPU=1 but no usable CUDA device was found");
+}
+GST_END_TEST;
+
+void
+cip_check_add_gpu_tcase (Suite * s, TCase * tc, gboolean available)
+{
+  if (available) {
+    suite_add_tcase (s, tc);
+    return;
+  }
+  g_printerr ("no usable CUDA device: GPU test case skipped\n");
+  if (gpu_required ()) {
+    TCase *f = tcase_create ("gpu-required");
+    tcase_add_test (f, test_gpu_missing);
+    suite_add_tcase (s, f);
+  }
+}
+
+int
+cip_check_run (Suite * (*make_suite) (void), int argc, char **argv)
+{
+  SRunner *sr;
+  int failed, n_run;
+
+  gst_check_init (&argc, &argv);
+  sr = srunner_create (make_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  failed = srunner_ntests_failed (sr);
+  n_run = srunner_ntests_run (sr);
+  srunner_free (sr);
+  if (n_run == 0) {
+    g_printerr ("no test ran: skip\n");
+    return 77;
+  }
+  return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,151 @@
+#include "testframe.h"
+
+#include <cstring>
+
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#endif
+
+namespace testutil {
+
+const GstVideoFormat all_formats[8] = { GST_VIDEO_FORMAT_GRAY8,
+  GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_Y444,
+  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
+  GST_VIDEO_FORMAT_BGRx };
+
+GstVideoInfo
+video_info (GstVideoFormat fmt, int w, int h)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, fmt, w, h);
+  GST_VIDEO_INFO_FPS_N (&info) = 30;
+  GST_VIDEO_INFO_FPS_D (&info) = 1;
+  return info;
+}
+
+GstCaps *
+video_caps (const GstVideoInfo * info, bool cuda)
+{
+  GstCaps *caps = gst_video_info_to_caps (info);
+  if (cuda)
+    gst_caps_set_features (caps, 0,
+        gst_caps_features_new ("memory:CUDAMemory", NULL));
+  return caps;
+}
+
+static void
+fill_frame (GstVideoFrame * f, Content c, uint32_t seed)
+{
+  for (guint comp = 0; comp < GST_VIDEO_FRAME_N_COMPONENTS (f); comp++) {
+    HostImage img = make_image (GST_VIDEO_FRAME_COMP_WIDTH (f, comp),
+        GST_VIDEO_FRAME_COMP_HEIGHT (f, comp), c, seed + 101u * comp);
+    guint8 *d = (guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, comp);
+    gint stride = GST_VIDEO_FRAME_COMP_STRIDE (f, comp);
+    gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE (f, comp);
+    for (int y = 0; y < img.height; y++)
+      for (int x = 0; x < img.width; x++)
+        d[(size_t) y * stride + (size_t) x * ps] = img.row (y)[x];
+  }
+}
+
+void
+fill_video_buffer (GstBuffer * buf, const GstVideoInfo * info, Content c,
+    uint32_t seed)
+{
+  GstVideoFrame f;
+  g_assert (gst_video_frame_map (&f, info, buf, GST_MAP_WRITE));
+  fill_frame (&f, c, seed);
+  gst_video_frame_unmap (&f);
+}
+
+GstBuffer *
+make_video_buffer (const GstVideoInfo * info, Content c, uint32_t seed,
+    int pad)
+{
+  GstVideoInfo padded = *info;
+  gsize offset = 0;
+
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gst_video_format_info_component (info->finfo, p, comp);
+    gint rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+    padded.stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (info, p) + pad;
+    padded.offset[p] = offset;
+    offset += (gsize) padded.stride[p] * rows;
+  }
+  padded.size = offset;
+
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, padded.size, NULL);
+  GstMapInfo map;
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  memset (map.data, 0xA5, map.size);
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (info), info->width, info->height,
+      GST_VIDEO_INFO_N_PLANES (info), padded.offset, padded.stride);
+  fill_video_buffer (buf, &padded, c, seed);
+  return buf;
+}
+
+std::vector<uint8_t>
+read_component (GstBuffer * buf, const GstVideoInfo * info, guint comp)
+{
+  GstVideoFrame f;
+  g_assert (gst_video_frame_map (&f, info, buf, GST_MAP_READ));
+  int w = GST_VIDEO_FRAME_COMP_WIDTH (&f, comp);
+  int h = GST_VIDEO_FRAME_COMP_HEIGHT (&f, comp);
+  const guint8 *d = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&f, comp);
+  gint stride = GST_VIDEO_FRAME_COMP_STRIDE (&f, comp);
+  gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE (&f, comp);
+  std::vector<uint8_t> out ((size_t) w * h);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      out[(size_t) y * w + x] = d[(size_t) y * stride + (size_t) x * ps];
+  gst_video_frame_unmap (&f);
+  return out;
+}
+
+std::vector<uint8_t>
+buffer_bytes (GstBuffer * buf)
+{
+  GstMapInfo map;
+  g_assert (gst_buffer_map (buf, &map, GST_MAP_READ));
+  std::vector<uint8_t> bytes (map.data, map.data + map.size);
+  gst_buffer_unmap (buf, &map);
+  return bytes;
+}
+
+#ifdef HAVE_GST_CUDA
+bool
+cuda_device_works ()
+{
+  if (!gst_cuda_load_library ())
+    return false;
+  GstCudaContext *ctx = gst_cuda_context_new (0);
+  if (!ctx)
+    return false;
+  gst_object_unref (ctx);
+  return true;
+}
+
+GstBufferPool *
+make_cuda_pool (GstCudaContext * ctx, GstCaps * caps, const GstVideoInfo * info)
+{
+  GstBufferPool *pool = gst_cuda_buffer_pool_new (ctx);
+  GstStructure *cfg = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_add_option (cfg, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_set_params (cfg, caps, (guint) info->size, 0, 0);
+  g_assert (gst_buffer_pool_set_config (pool, cfg));
+  g_assert (gst_buffer_pool_set_active (pool, TRUE));
+  return pool;
+}
+#else
+bool
+cuda_device_works ()
+{
+  return false;
+}
+#endif
+
+}  // namespace testutil

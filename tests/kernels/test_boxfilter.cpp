@@ -1,0 +1,924 @@
+/* Box filter: the CPU reference against the definition (a direct loop over
+ * the window), the precomputed-SAT and multi-plane forms, the argument checks;
+ * on a GPU, every algorithm against the reference, byte for byte. */
+#include "cipcheck.h"
+#include "testimage.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cip/boxfilter.h"
+#include "cip/integral.h"
+#include "../../kernels/src/detail/boxfilter_math.h"
+
+#ifdef HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+using cip::BoxAlgorithm;
+using cip::BoxBorder;
+using cip::BoxPlane;
+using cip::ImageView;
+using cip::Status;
+using testutil::Content;
+using testutil::HostImage;
+
+namespace {
+
+struct Radius {
+  int rx, ry;
+};
+
+const BoxBorder borders[2] = { BoxBorder::clip, BoxBorder::replicate };
+
+/* ---- definitions the filter must match -------------------------------- */
+
+uint8_t
+sample (const ImageView &v, int x, int y)
+{
+  return v.data[(size_t) y * v.pitch + (size_t) x * v.step];
+}
+
+int
+clamp (int v, int lo, int hi)
+{
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+uint8_t
+mean_of (uint64_t sum, uint64_t n)
+{
+  return (uint8_t) ((sum + n / 2) / n);
+}
+
+/* The definition: every sample of the window, coordinates clamped
+ * (replicate) or skipped and not counted (clip). */
+std::vector<uint8_t>
+naive_box (const ImageView &v, Radius r, BoxBorder b)
+{
+  const int w = v.width, h = v.height;
+  std::vector<uint8_t> out ((size_t) w * h);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      uint64_t sum = 0, n = 0;
+      for (int j = -r.ry; j <= r.ry; j++) {
+        int yy = y + j;
+        if (b == BoxBorder::replicate)
+          yy = clamp (yy, 0, h - 1);
+        else if (yy < 0 || yy >= h)
+          continue;
+        for (int i = -r.rx; i <= r.rx; i++) {
+          int xx = x + i;
+          if (b == BoxBorder::replicate)
+            xx = clamp (xx, 0, w - 1);
+          else if (xx < 0 || xx >= w)
+            continue;
+          sum += sample (v, xx, yy);
+          n++;
+        }
+      }
+      out[(size_t) y * w + x] = mean_of (sum, n);
+    }
+  return out;
+}
+
+/* The same definition evaluated separably (rows, then columns): O(r) per
+ * pixel, for the cases too large for the direct loop. */
+std::vector<uint8_t>
+separable_box (const ImageView &v, Radius r, BoxBorder b)
+{
+  const int w = v.width, h = v.height;
+  const bool rep = b == BoxBorder::replicate;
+  std::vector<uint64_t> hs ((size_t) w * h);
+  std::vector<uint64_t> cw (w), ch (h);
+  for (int x = 0; x < w; x++)
+    cw[x] = rep ? 2 * r.rx + 1 : std::min (x + r.rx, w - 1) - std::max (x - r.rx, 0) + 1;
+  for (int y = 0; y < h; y++)
+    ch[y] = rep ? 2 * r.ry + 1 : std::min (y + r.ry, h - 1) - std::max (y - r.ry, 0) + 1;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      uint64_t s = 0;
+      for (int i = -r.rx; i <= r.rx; i++) {
+        int xx = x + i;
+        if (rep)
+          xx = clamp (xx, 0, w - 1);
+        else if (xx < 0 || xx >= w)
+          continue;
+        s += sample (v, xx, y);
+      }
+      hs[(size_t) y * w + x] = s;
+    }
+  std::vector<uint8_t> out ((size_t) w * h);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      uint64_t s = 0;
+      for (int j = -r.ry; j <= r.ry; j++) {
+        int yy = y + j;
+        if (rep)
+          yy = clamp (yy, 0, h - 1);
+        else if (yy < 0 || yy >= h)
+          continue;
+        s += hs[(size_t) yy * w + x];
+      }
+      out[(size_t) y * w + x] = mean_of (s, cw[x] * ch[y]);
+    }
+  return out;
+}
+
+/* ---- helpers -------------------------------------------------------------- */
+
+/* A destination like the source (step, padding), every byte poisoned. */
+HostImage
+make_dst (int w, int h, int step, size_t pad)
+{
+  HostImage d = testutil::make_image (w, h, Content::zeros, 1, step, pad);
+  std::fill (d.bytes.begin (), d.bytes.end (), 0xA5);
+  return d;
+}
+
+BoxPlane
+plane_of (const ImageView &src, HostImage &dst, int channel, Radius r)
+{
+  BoxPlane p;
+  p.src = src;
+  p.dst = dst.bytes.data () + channel;
+  p.dst_pitch = dst.pitch;
+  p.dst_step = dst.step;
+  p.rx = r.rx;
+  p.ry = r.ry;
+  return p;
+}
+
+std::string
+describe (const char *what, int w, int h, Content c, Radius r, BoxBorder b,
+    int step = 1)
+{
+  char buf[256];
+  snprintf (buf, sizeof (buf), "%s %dx%d %s r=(%d,%d) %s step %d", what, w, h,
+      testutil::content_name (c), r.rx, r.ry, cip::box_border_name (b), step);
+  return buf;
+}
+
+/* dst (channel `channel`) holds `want`, and every other byte of dst still
+ * equals `before` (padding and other channels untouched). */
+bool
+check_output (const HostImage &dst, int channel, const std::vector<uint8_t> &want,
+    const std::vector<uint8_t> &before, const std::string &what)
+{
+  std::vector<uint8_t> expect = before;
+  for (int y = 0; y < dst.height; y++)
+    for (int x = 0; x < dst.width; x++)
+      expect[(size_t) y * dst.pitch + (size_t) x * dst.step + channel] =
+          want[(size_t) y * dst.width + x];
+  for (size_t i = 0; i < expect.size (); i++) {
+    if (dst.bytes[i] != expect[i]) {
+      size_t y = i / dst.pitch, xb = i % dst.pitch;
+      fprintf (stderr, "%s: first difference at row %zu byte %zu: got %u want %u\n",
+          what.c_str (), y, xb, dst.bytes[i], expect[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Filters channel `channel` of src with the reference into a fresh padded
+ * destination, checks against `want` and the untouched padding. */
+bool
+ref_matches (const HostImage &src, int channel, Radius r, BoxBorder b,
+    const std::vector<uint8_t> &want, size_t dst_pad, int dst_step,
+    const std::string &what)
+{
+  HostImage dst = make_dst (src.width, src.height, dst_step, dst_pad);
+  const int dch = dst_step > 1 ? dst_step - 1 : 0;
+  std::vector<uint8_t> before = dst.bytes;
+  BoxPlane p = plane_of (src.view (channel), dst, dch, r);
+  Status st = cip::ref::boxfilter (&p, 1, b);
+  if (st != Status::ok) {
+    fprintf (stderr, "%s: %s\n", what.c_str (), cip::status_string (st));
+    return false;
+  }
+  return check_output (dst, dch, want, before, what);
+}
+
+std::vector<uint8_t>
+ref_output (const ImageView &src, Radius r, BoxBorder b)
+{
+  std::vector<uint8_t> out ((size_t) src.width * src.height, 0);
+  BoxPlane p;
+  p.src = src;
+  p.dst = out.data ();
+  p.dst_pitch = (size_t) src.width;
+  p.rx = r.rx;
+  p.ry = r.ry;
+  if (src.width > 0 && src.height > 0)
+    fail_unless (cip::ref::boxfilter (&p, 1, b) == Status::ok);
+  return out;
+}
+
+/* The u32 SAT of a view (reference), rows `pitch` bytes apart. */
+std::vector<uint8_t>
+ref_sat (const ImageView &v, size_t pitch)
+{
+  std::vector<uint8_t> sat (pitch * ((size_t) v.height + 1) + 16, 0xEE);
+  cip::SatDest d;
+  d.sum = sat.data ();
+  d.sum_pitch = pitch;
+  fail_unless (cip::ref::integral (v, cip::SatType::u32, d) == Status::ok);
+  return sat;
+}
+
+uint64_t
+naive_cost (int w, int h, Radius r)
+{
+  return (uint64_t) w * h * (2 * r.rx + 1) * (2 * r.ry + 1);
+}
+
+uint64_t
+separable_cost (int w, int h, Radius r)
+{
+  return (uint64_t) w * h * (2 * r.rx + 2 * r.ry + 2);
+}
+
+}  // namespace
+
+/* ---- CPU ------------------------------------------------------------------- */
+
+GST_START_TEST (test_round_div)
+{
+  /* box_round_div (float estimate + correction) is exact integer rounding for
+   * every area a window can have and every sum it can reach. */
+  const uint32_t max_area = 2049u * 2049u;
+  uint32_t seed = 12345;
+  /* and so is box_round_div_magic (multiply-high by a precomputed magic) */
+  cip::detail::BoxDivisor dv = cip::detail::box_divisor (1);
+  auto check = [&dv] (uint32_t sum, uint32_t area) {
+    uint32_t want = (uint32_t) (((uint64_t) sum + area / 2) / area);
+    uint32_t got = cip::detail::box_round_div (sum, area,
+        cip::detail::box_rcp (area));
+    fail_unless (got == want, "sum %u area %u: %u != %u", sum, area, got, want);
+    if (dv.d != area)
+      dv = cip::detail::box_divisor (area);
+    got = cip::detail::box_round_div_magic (sum, dv);
+    fail_unless (got == want, "magic: sum %u area %u: %u != %u", sum, area, got,
+        want);
+  };
+  for (uint32_t area = 1; area <= max_area;
+      area = area < 5000 ? area + 1 : area + 997 + (area % 13)) {
+    check (0, area);
+    check (255u * area, area);
+    for (uint32_t q = 0; q <= 255; q += (area < 300 ? 1 : 17)) {
+      /* around each rounding threshold (q + 1/2) * area */
+      uint64_t t = (uint64_t) q * area + (area + 1) / 2;
+      for (int d = -2; d <= 2; d++) {
+        int64_t s = (int64_t) t + d;
+        if (s >= 0 && s <= 255ll * area)
+          check ((uint32_t) s, area);
+      }
+    }
+    seed = seed * 1664525u + 1013904223u;
+    check ((uint32_t) (((uint64_t) seed * (255ull * area + 1)) >> 32), area);
+  }
+  check (255u * max_area, max_area);
+  check (255u * max_area - 1, max_area);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_doc_example)
+{
+  HostImage src = testutil::make_image (3, 3, Content::zeros, 1, 1, 0);
+  src.row (1)[1] = 9;
+  const uint8_t clip[9] = { 2, 2, 2, 2, 1, 2, 2, 2, 2 };
+  const uint8_t rep[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+  for (BoxBorder b : borders) {
+    std::vector<uint8_t> out = ref_output (src.view (), { 1, 1 }, b);
+    const uint8_t *want = b == BoxBorder::clip ? clip : rep;
+    fail_unless (memcmp (out.data (), want, 9) == 0, "%s",
+        cip::box_border_name (b));
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_ref_small_radii)
+{
+  /* every size, content, border; step 1 with distinct src/dst padding */
+  const Radius radii[] = { {0, 0}, {1, 1}, {2, 2}, {3, 1}, {0, 4}, {5, 0}, {1, 2} };
+  for (int si = 0; si < testutil::n_edge_sizes; si++) {
+    const testutil::Size sz = testutil::edge_sizes[si];
+    for (Content c : testutil::all_contents) {
+      HostImage src = testutil::make_image (sz.w, sz.h, c, 3 + si, 1, 13);
+      for (Radius r : radii)
+        for (BoxBorder b : borders) {
+          std::string what = describe ("ref", sz.w, sz.h, c, r, b);
+          std::vector<uint8_t> want = naive_box (src.view (), r, b);
+          fail_unless (ref_matches (src, 0, r, b, want, 7, 1, what), "%s",
+              what.c_str ());
+        }
+    }
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_ref_large_radii)
+{
+  /* radii up to and beyond the frame; the direct loop where affordable, the
+   * separable definition above that */
+  const Radius radii[] = { {7, 7}, {50, 50}, {13, 40}, {40, 3}, {1024, 1024},
+    {1024, 0}, {0, 1024}, {16, 17} };
+  for (int si = 0; si < testutil::n_edge_sizes; si++) {
+    const testutil::Size sz = testutil::edge_sizes[si];
+    const bool small = (uint64_t) sz.w * sz.h <= 33 * 33;
+    for (Content c : testutil::all_contents) {
+      if (!small && c != Content::random && c != Content::gradient &&
+          c != Content::natural)
+        continue;
+      HostImage src = testutil::make_image (sz.w, sz.h, c, 17 + si, 1, 5);
+      for (Radius r : radii)
+        for (BoxBorder b : borders) {
+          std::vector<uint8_t> want;
+          if (naive_cost (sz.w, sz.h, r) <= 6000000)
+            want = naive_box (src.view (), r, b);
+          else if (separable_cost (sz.w, sz.h, r) <= 40000000)
+            want = separable_box (src.view (), r, b);
+          else
+            continue;
+          std::string what = describe ("ref", sz.w, sz.h, c, r, b);
+          fail_unless (ref_matches (src, 0, r, b, want, 3, 1, what), "%s",
+              what.c_str ());
+        }
+    }
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_ref_naive_agree)
+{
+  /* the two definitions used above agree with each other */
+  HostImage src = testutil::make_image (37, 29, Content::random, 5, 1, 0);
+  const Radius radii[] = { {0, 0}, {1, 1}, {3, 7}, {20, 2}, {40, 40} };
+  for (Radius r : radii)
+    for (BoxBorder b : borders)
+      fail_unless (naive_box (src.view (), r, b) ==
+          separable_box (src.view (), r, b));
+}
+GST_END_TEST;
+
+GST_START_TEST (test_ref_steps)
+{
+  /* channels of packed planes: step-4 source channels into step-4, step-1
+   * and step-3 destinations */
+  const testutil::Size sizes[] = { {1, 1}, {31, 17}, {129, 32}, {1001, 67} };
+  const Radius radii[] = { {0, 0}, {1, 1}, {2, 5}, {7, 7}, {50, 50} };
+  for (testutil::Size sz : sizes)
+    for (Content c : testutil::all_contents) {
+      HostImage src = testutil::make_image (sz.w, sz.h, c, 29, 4, 9);
+      for (int ch = 0; ch < 4; ch++)
+        for (Radius r : radii)
+          for (BoxBorder b : borders) {
+            std::vector<uint8_t> want;
+            if (naive_cost (sz.w, sz.h, r) <= 6000000)
+              want = naive_box (src.view (ch), r, b);
+            else
+              want = separable_box (src.view (ch), r, b);
+            for (int dstep : { 1, 3, 4 }) {
+              std::string what = describe ("ref", sz.w, sz.h, c, r, b, 4) +
+                  " ch " + std::to_string (ch) + " dst step " +
+                  std::to_string (dstep);
+              fail_unless (ref_matches (src, ch, r, b, want, 11, dstep, what),
+                  "%s", what.c_str ());
+            }
+          }
+    }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_ref_precomputed_sat)
+{
+  const testutil::Size sizes[] = { {1, 1}, {15, 1}, {1, 15}, {33, 33}, {257, 3},
+    {640, 480} };
+  const Radius radii[] = { {0, 0}, {1, 1}, {7, 3}, {50, 50}, {1024, 1024} };
+  for (testutil::Size sz : sizes)
+    for (Content c : { Content::random, Content::all255, Content::natural }) {
+      HostImage src = testutil::make_image (sz.w, sz.h, c, 41, 1, 6);
+      for (size_t extra : { (size_t) 0, (size_t) 52 }) {
+        const size_t pitch = ((size_t) sz.w + 1) * 4 + extra;
+        std::vector<uint8_t> sat = ref_sat (src.view (), pitch);
+        for (Radius r : radii)
+          for (BoxBorder b : borders) {
+            std::vector<uint8_t> want = ref_output (src.view (), r, b);
+            HostImage dst = make_dst (sz.w, sz.h, 1, 3);
+            std::vector<uint8_t> before = dst.bytes;
+            BoxPlane p = plane_of (src.view (), dst, 0, r);
+            p.sat = (const uint32_t *) sat.data ();
+            p.sat_pitch = pitch;
+            fail_unless (cip::ref::boxfilter (&p, 1, b) == Status::ok);
+            std::string what = describe ("ref sat", sz.w, sz.h, c, r, b);
+            fail_unless (check_output (dst, 0, want, before, what), "%s",
+                what.c_str ());
+          }
+      }
+    }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_ref_multiplane)
+{
+  /* one call over several planes equals one call per plane: I420-like
+   * planes with scaled radii, and the 4 channels of RGBA with their own radii */
+  for (BoxBorder b : borders) {
+    HostImage y = testutil::make_image (67, 45, Content::natural, 1, 1, 3);
+    HostImage u = testutil::make_image (34, 23, Content::random, 2, 1, 10);
+    HostImage v = testutil::make_image (34, 23, Content::gradient, 3, 1, 0);
+    const Radius ry = { 9, 5 }, ruv = { 4, 2 };
+    HostImage dy = make_dst (67, 45, 1, 5), du = make_dst (34, 23, 1, 2),
+        dv = make_dst (34, 23, 1, 30);
+    BoxPlane p[3] = { plane_of (y.view (), dy, 0, ry),
+      plane_of (u.view (), du, 0, ruv), plane_of (v.view (), dv, 0, ruv) };
+    std::vector<uint8_t> by = dy.bytes, bu = du.bytes, bv = dv.bytes;
+    fail_unless (cip::ref::boxfilter (p, 3, b) == Status::ok);
+    fail_unless (check_output (dy, 0, ref_output (y.view (), ry, b), by, "Y"));
+    fail_unless (check_output (du, 0, ref_output (u.view (), ruv, b), bu, "U"));
+    fail_unless (check_output (dv, 0, ref_output (v.view (), ruv, b), bv, "V"));
+
+    HostImage rgba = testutil::make_image (53, 31, Content::random, 4, 4, 8);
+    HostImage out = make_dst (53, 31, 4, 12);
+    const Radius rr[4] = { {1, 1}, {2, 7}, {0, 0}, {30, 30} };
+    BoxPlane q[4];
+    for (int ch = 0; ch < 4; ch++)
+      q[ch] = plane_of (rgba.view (ch), out, ch, rr[ch]);
+    fail_unless (cip::ref::boxfilter (q, 4, b) == Status::ok);
+    for (int ch = 0; ch < 4; ch++) {
+      std::vector<uint8_t> want = naive_box (rgba.view (ch), rr[ch], b);
+      for (int yy = 0; yy < 31; yy++)
+        for (int xx = 0; xx < 53; xx++)
+          fail_unless (out.row (yy)[xx * 4 + ch] == want[(size_t) yy * 53 + xx],
+              "rgba ch %d (%d,%d)", ch, xx, yy);
+      for (int yy = 0; yy < 31; yy++)
+        for (size_t i = 53 * 4; i < out.pitch; i++)
+          fail_unless (out.row (yy)[i] == 0xA5, "rgba padding");
+    }
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_ref_invalid_arguments)
+{
+  HostImage src = testutil::make_image (20, 10, Content::random, 1, 1, 4);
+  HostImage dst = make_dst (20, 10, 1, 4);
+  BoxPlane ok = plane_of (src.view (), dst, 0, { 1, 1 });
+  fail_unless (cip::ref::boxfilter (&ok, 1, BoxBorder::clip) == Status::ok);
+  fail_unless (cip::ref::boxfilter (&ok, 0, BoxBorder::clip) == Status::ok);
+  fail_unless (cip::ref::boxfilter (nullptr, 0, BoxBorder::clip) == Status::ok);
+  fail_unless (cip::ref::boxfilter (nullptr, 1, BoxBorder::clip) ==
+      Status::invalid_argument);
+  BoxPlane five[5] = { ok, ok, ok, ok, ok };
+  fail_unless (cip::ref::boxfilter (five, 5, BoxBorder::clip) ==
+      Status::invalid_argument);
+  fail_unless (cip::ref::boxfilter (&ok, 1, (BoxBorder) 7) ==
+      Status::invalid_argument);
+
+  BoxPlane p = ok;
+  p.rx = cip::boxfilter_max_radius + 1;
+  fail_unless (cip::ref::boxfilter (&p, 1, BoxBorder::clip) == Status::invalid_argument);
+  p = ok;
+  p.ry = -1;
+  fail_unless (cip::ref::boxfilter (&p, 1, BoxBorder::clip) == Status::invalid_argument);
+  p = ok;
+  p.rx = p.ry = cip::boxfilter_max_radius;
+  fail_unless (cip::ref::boxfilter (&p, 1, BoxBorder::replicate) == Status::ok);
+  p = ok;
+  p.dst = nullptr;
+  fail_unless (cip::ref::boxfilter (&p, 1, BoxBorder::clip) == Status::invalid_argument);
+  p = ok;
+  p.dst_pitch = 19;
+  fail_unless (cip::ref::boxfilter (&p, 1, BoxBorder::clip) == Status::invalid_argument);
+  p = ok;
+  p.dst_step = 0;
+  fail_unless (cip::ref::boxfilter (&p, 1, BoxBorder::clip) == Status::invalid_argument);
+  p = ok;
+  p.src.pitch = 19;
+  fail_unless (cip::ref::boxfilter (&p, 1, BoxBorder::clip) == Status::invalid_argument);
+
+  /* in place, or a destination inside a source of the call: refused */
+  HostImage inplace = testutil::make_image (20, 10, Content::random, 1, 1, 4);
+  p = ok;
+  p.src = inplace.view ();
+  p.dst = inplace.bytes.data ();
+  p.dst_pitch = inplace.pitch;
+  fail_unless (cip::ref::boxfilter (&p, 1, BoxBorder::clip) == Status::invalid_argument);
+  p.dst = inplace.bytes.data () + inplace.pitch * 5;
+  fail_unless (cip::ref::boxfilter (&p, 1, BoxBorder::clip) == Status::invalid_argument);
+  BoxPlane two[2] = { ok, ok };
+  two[1].dst = (uint8_t *) src.bytes.data () + 3;   /* plane 1 writes plane 0's source */
+  HostImage other = testutil::make_image (20, 10, Content::random, 9, 1, 4);
+  two[1].src = other.view ();
+  fail_unless (cip::ref::boxfilter (two, 2, BoxBorder::clip) == Status::invalid_argument);
+  two[1] = ok;      /* two planes writing the same samples */
+  two[1].src = other.view ();
+  fail_unless (cip::ref::boxfilter (two, 2, BoxBorder::clip) == Status::invalid_argument);
+
+  /* precomputed SAT: short pitch, misaligned, destination inside it */
+  std::vector<uint8_t> sat = ref_sat (src.view (), 21 * 4);
+  p = ok;
+  p.sat = (const uint32_t *) sat.data ();
+  p.sat_pitch = 21 * 4;
+  fail_unless (cip::ref::boxfilter (&p, 1, BoxBorder::clip) == Status::ok);
+  p.sat_pitch = 20 * 4;
+  fail_unless (cip::ref::boxfilter (&p, 1, BoxBorder::clip) == Status::invalid_argument);
+  p.sat_pitch = 21 * 4 + 2;
+  fail_unless (cip::ref::boxfilter (&p, 1, BoxBorder::clip) == Status::invalid_argument);
+  p.sat_pitch = 21 * 4;
+  p.dst = sat.data () + 8;
+  p.dst_pitch = 24;
+  fail_unless (cip::ref::boxfilter (&p, 1, BoxBorder::clip) == Status::invalid_argument);
+
+  /* empty planes are valid and do nothing */
+  p = ok;
+  p.src.width = 0;
+  p.src.data = nullptr;
+  p.dst = nullptr;
+  fail_unless (cip::ref::boxfilter (&p, 1, BoxBorder::clip) == Status::ok);
+
+  /* workspace size: none for a plane with a SAT, and the upper bound rule */
+  BoxPlane w2[2] = { ok, ok };
+  size_t both = cip::boxfilter_workspace_bytes (w2, 2);
+  w2[1].sat = (const uint32_t *) sat.data ();
+  w2[1].sat_pitch = 21 * 4;
+  fail_unless (cip::boxfilter_workspace_bytes (w2, 2) < both);
+  fail_unless (cip::boxfilter_workspace_bytes (w2, 2) >=
+      cip::boxfilter_workspace_bytes (&ok, 1));
+  fail_unless (cip::boxfilter_workspace_bytes (nullptr, 0) == 0);
+
+  /* picks */
+  BoxPlane big = ok;
+  big.rx = big.ry = 100;
+  fail_unless (cip::boxfilter_pick (big) == BoxAlgorithm::sat);
+  big.rx = 1;
+  fail_unless (cip::boxfilter_pick (big) == BoxAlgorithm::sat);
+  big.rx = big.ry = cip::boxfilter_direct_max_radius;
+  fail_unless (cip::boxfilter_pick (big) == BoxAlgorithm::direct);
+  big.rx = big.ry = 1;
+  fail_unless (cip::boxfilter_pick (big) == BoxAlgorithm::direct);
+  big.sat = (const uint32_t *) sat.data ();
+  big.sat_pitch = 21 * 4;
+  fail_unless (cip::boxfilter_pick (big) == BoxAlgorithm::direct);
+  big.rx = big.ry = cip::boxfilter_direct_max_radius;
+  fail_unless (cip::boxfilter_pick (big) == BoxAlgorithm::sat);
+}
+GST_END_TEST;
+
+/* ---- GPU ----------------------------------------------------------------- */
+
+#ifdef HAVE_CUDA
+namespace {
+
+#define CUDA_OK(call)                                                      \
+  do {                                                                     \
+    cudaError_t e_ = (call);                                               \
+    fail_unless (e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString (e_)); \
+  } while (0)
+
+/* A device copy of a host byte buffer. */
+struct DevBuf {
+  uint8_t *p = nullptr;
+  size_t n = 0;
+  DevBuf () = default;
+  explicit DevBuf (size_t bytes) : n (bytes) {
+    CUDA_OK (cudaMalloc ((void **) &p, bytes ? bytes : 1));
+  }
+  DevBuf (const DevBuf &) = delete;
+  DevBuf &operator= (const DevBuf &) = delete;
+  ~DevBuf () { if (p) cudaFree (p); }
+  /* cudaMemcpy from pageable memory may return before the copy lands, and
+   * the filter runs on a non-blocking stream: wait for it. */
+  void upload (const std::vector<uint8_t> &h) {
+    CUDA_OK (cudaMemcpy (p, h.data (), h.size (), cudaMemcpyHostToDevice));
+    CUDA_OK (cudaDeviceSynchronize ());
+  }
+  std::vector<uint8_t> download () const {
+    std::vector<uint8_t> h (n);
+    CUDA_OK (cudaMemcpy (h.data (), p, n, cudaMemcpyDeviceToHost));
+    return h;
+  }
+};
+
+ImageView
+dev_view (const HostImage &img, const DevBuf &d, int channel)
+{
+  ImageView v = img.view (channel);
+  v.data = d.p + channel;
+  return v;
+}
+
+/* Workspace for `planes`, prepared once and reused (grown when needed). */
+struct Workspace {
+  DevBuf *buf = nullptr;
+  ~Workspace () { delete buf; }
+  void *get (const BoxPlane *planes, int n, size_t *bytes) {
+    size_t need = cip::boxfilter_workspace_bytes (planes, n);
+    if (!buf || buf->n < need) {
+      delete buf;
+      buf = new DevBuf (need);
+      /* prepared on the legacy stream: wait before other streams use it */
+      fail_unless (cip::boxfilter_workspace_init (buf->p, buf->n, nullptr) ==
+          Status::ok);
+      CUDA_OK (cudaDeviceSynchronize ());
+    }
+    *bytes = buf->n;
+    return buf->p;
+  }
+};
+
+enum class SatMode { none, aligned, unaligned };
+
+/* One GPU run: device destination holding `expect` with every written
+ * sample inverted (so a sample the kernel misses cannot match), the filter,
+ * then the whole destination buffer (padding included) compared. */
+bool
+gpu_run_matches (const HostImage &src, const DevBuf &dsrc, int channel,
+    Radius r, BoxBorder b, BoxAlgorithm algo, SatMode sm,
+    const std::vector<uint8_t> &expect, const HostImage &dst_shape,
+    Workspace &ws, cudaStream_t stream, const std::string &what)
+{
+  const int dch = dst_shape.step > 1 ? dst_shape.step - 1 : 0;
+  std::vector<uint8_t> poison = expect;
+  for (int y = 0; y < dst_shape.height; y++)
+    for (int x = 0; x < dst_shape.width; x++)
+      poison[(size_t) y * dst_shape.pitch + (size_t) x * dst_shape.step + dch] ^= 0xFF;
+  DevBuf ddst (expect.size ());
+  ddst.upload (poison);
+
+  BoxPlane p;
+  p.src = dev_view (src, dsrc, channel);
+  p.dst = ddst.p + dch;
+  p.dst_pitch = dst_shape.pitch;
+  p.dst_step = dst_shape.step;
+  p.rx = r.rx;
+  p.ry = r.ry;
+  std::unique_ptr<DevBuf> dsat;
+  if (sm != SatMode::none) {
+    /* aligned: 128-byte pitch, 16-byte aligned rows (vectorized gather);
+     * unaligned: tight pitch, starting 4 bytes into the allocation */
+    const size_t pitch = ((size_t) src.width + 1) * 4;
+    const size_t sp = sm == SatMode::aligned ? (pitch + 127) / 128 * 128 : pitch;
+    const size_t shift = sm == SatMode::unaligned ? 4 : 0;
+    std::vector<uint8_t> sat = ref_sat (src.view (channel), sp);
+    sat.insert (sat.begin (), shift, (uint8_t) 0);
+    dsat.reset (new DevBuf (sat.size ()));
+    dsat->upload (sat);
+    p.sat = (const uint32_t *) (dsat->p + shift);
+    p.sat_pitch = sp;
+  }
+  size_t ws_bytes = 0;
+  void *d_ws = ws.get (&p, 1, &ws_bytes);
+  Status st = cip::boxfilter (&p, 1, b, d_ws, ws_bytes, stream, algo);
+  if (st != Status::ok) {
+    fprintf (stderr, "%s: %s %s\n", what.c_str (), cip::status_string (st),
+        cip::last_cuda_error ());
+    return false;
+  }
+  CUDA_OK (cudaStreamSynchronize (stream));
+  std::vector<uint8_t> got = ddst.download ();
+  for (size_t i = 0; i < got.size (); i++)
+    if (got[i] != expect[i]) {
+      fprintf (stderr, "%s: first difference at row %zu byte %zu: got %u want %u\n",
+          what.c_str (), i / dst_shape.pitch, i % dst_shape.pitch, got[i], expect[i]);
+      return false;
+    }
+  return true;
+}
+
+/* Every algorithm (and SAT form) that can serve radius r. */
+void
+gpu_check_all (const HostImage &src, const DevBuf &dsrc, int channel, Radius r,
+    BoxBorder b, int dst_step, size_t dst_pad, Workspace &ws,
+    cudaStream_t stream, Content c)
+{
+  HostImage dst = make_dst (src.width, src.height, dst_step, dst_pad);
+  const int dch = dst_step > 1 ? dst_step - 1 : 0;
+  BoxPlane p = plane_of (src.view (channel), dst, dch, r);
+  fail_unless (cip::ref::boxfilter (&p, 1, b) == Status::ok);
+  struct Variant { BoxAlgorithm a; SatMode s; const char *name; };
+  const Variant vs[] = { {BoxAlgorithm::automatic, SatMode::none, "auto"},
+    {BoxAlgorithm::sat, SatMode::none, "sat"},
+    {BoxAlgorithm::direct, SatMode::none, "direct"},
+    {BoxAlgorithm::sat, SatMode::aligned, "sat+presat"},
+    {BoxAlgorithm::sat, SatMode::unaligned, "sat+presat-unaligned"},
+    {BoxAlgorithm::automatic, SatMode::aligned, "auto+presat"} };
+  for (const Variant &v : vs) {
+    if (v.a == BoxAlgorithm::direct && (r.rx > cip::boxfilter_direct_max_radius ||
+            r.ry > cip::boxfilter_direct_max_radius))
+      continue;
+    std::string what = describe ("gpu", src.width, src.height, c, r, b, src.step) +
+        " ch " + std::to_string (channel) + " dst step " +
+        std::to_string (dst_step) + " " + v.name;
+    fail_unless (gpu_run_matches (src, dsrc, channel, r, b, v.a, v.s,
+            dst.bytes, dst, ws, stream, what), "%s", what.c_str ());
+  }
+}
+
+}  // namespace
+
+GST_START_TEST (test_gpu_edge_sizes)
+{
+  cudaStream_t stream;
+  CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  Workspace ws;
+  const Radius radii[] = { {0, 0}, {1, 1}, {2, 2}, {3, 1}, {7, 7}, {16, 16},
+    {17, 2}, {50, 50}, {13, 40}, {1024, 1024} };
+  for (int si = 0; si < testutil::n_edge_sizes; si++) {
+    const testutil::Size sz = testutil::edge_sizes[si];
+    for (Content c : testutil::all_contents) {
+      HostImage src = testutil::make_image (sz.w, sz.h, c, 3 + si, 1, 13);
+      DevBuf dsrc (src.bytes.size ());
+      dsrc.upload (src.bytes);
+      for (Radius r : radii)
+        for (BoxBorder b : borders)
+          gpu_check_all (src, dsrc, 0, r, b, 1, 7, ws, stream, c);
+    }
+  }
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_steps)
+{
+  cudaStream_t stream;
+  CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  Workspace ws;
+  const testutil::Size sizes[] = { {1, 1}, {31, 17}, {129, 32}, {1001, 67} };
+  const Radius radii[] = { {0, 0}, {1, 1}, {2, 5}, {16, 3}, {50, 50} };
+  for (testutil::Size sz : sizes)
+    for (Content c : { Content::random, Content::natural, Content::checkerboard }) {
+      HostImage src = testutil::make_image (sz.w, sz.h, c, 29, 4, 9);
+      DevBuf dsrc (src.bytes.size ());
+      dsrc.upload (src.bytes);
+      for (int ch = 0; ch < 4; ch++)
+        for (Radius r : radii)
+          for (BoxBorder b : borders)
+            for (int dstep : { 1, 4 })
+              gpu_check_all (src, dsrc, ch, r, b, dstep, 11, ws, stream, c);
+    }
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_video_sizes)
+{
+  cudaStream_t stream;
+  CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  Workspace ws;
+  const testutil::Size sizes[] = { {1920, 1080}, {3840, 2160} };
+  const Radius radii[] = { {1, 1}, {8, 8}, {15, 15}, {100, 100}, {3, 40},
+    {1024, 1024} };
+  for (testutil::Size sz : sizes)
+    for (Content c : { Content::random, Content::natural, Content::all255 }) {
+      HostImage src = testutil::make_image (sz.w, sz.h, c, 7, 1, 64);
+      DevBuf dsrc (src.bytes.size ());
+      dsrc.upload (src.bytes);
+      for (Radius r : radii)
+        for (BoxBorder b : borders)
+          gpu_check_all (src, dsrc, 0, r, b, 1, 0, ws, stream, c);
+    }
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_multiplane)
+{
+  /* I420 planes with scaled radii, and RGBA channels, each in one call */
+  cudaStream_t stream;
+  CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  Workspace ws;
+  for (BoxAlgorithm algo : { BoxAlgorithm::automatic, BoxAlgorithm::sat,
+          BoxAlgorithm::direct })
+    for (BoxBorder b : borders) {
+      const int W = 1921, H = 1081;   /* odd: chroma rounds up */
+      const int cw = (W + 1) / 2, chh = (H + 1) / 2;
+      HostImage src[3] = { testutil::make_image (W, H, Content::natural, 1, 1, 7),
+        testutil::make_image (cw, chh, Content::random, 2, 1, 3),
+        testutil::make_image (cw, chh, Content::gradient, 3, 1, 0) };
+      const Radius rr[3] = { algo == BoxAlgorithm::direct ? Radius { 15, 15 }
+        : Radius { 30, 30 }, { 7, 7 }, { 8, 7 } };
+      HostImage hd[3] = { make_dst (W, H, 1, 1), make_dst (cw, chh, 1, 5),
+        make_dst (cw, chh, 1, 64) };
+      DevBuf ds0 (src[0].bytes.size ()), ds1 (src[1].bytes.size ()),
+          ds2 (src[2].bytes.size ());
+      DevBuf dd0 (hd[0].bytes.size ()), dd1 (hd[1].bytes.size ()),
+          dd2 (hd[2].bytes.size ());
+      DevBuf *ds[3] = { &ds0, &ds1, &ds2 }, *dd[3] = { &dd0, &dd1, &dd2 };
+      BoxPlane hp[3], dp[3];
+      for (int i = 0; i < 3; i++) {
+        ds[i]->upload (src[i].bytes);
+        dd[i]->upload (hd[i].bytes);
+        hp[i] = plane_of (src[i].view (), hd[i], 0, rr[i]);
+        dp[i] = hp[i];
+        dp[i].src = dev_view (src[i], *ds[i], 0);
+        dp[i].dst = dd[i]->p;
+      }
+      fail_unless (cip::ref::boxfilter (hp, 3, b) == Status::ok);
+      size_t wsb = 0;
+      void *d_ws = ws.get (dp, 3, &wsb);
+      Status st = cip::boxfilter (dp, 3, b, d_ws, wsb, stream, algo);
+      fail_unless (st == Status::ok, "%s", cip::last_cuda_error ());
+      CUDA_OK (cudaStreamSynchronize (stream));
+      for (int i = 0; i < 3; i++)
+        fail_unless (dd[i]->download () == hd[i].bytes, "I420 plane %d %s %s", i,
+            cip::box_algorithm_name (algo), cip::box_border_name (b));
+
+      HostImage rgba = testutil::make_image (641, 363, Content::random, 4, 4, 8);
+      HostImage out = make_dst (641, 363, 4, 12);
+      DevBuf drgba (rgba.bytes.size ()), dout (out.bytes.size ());
+      drgba.upload (rgba.bytes);
+      dout.upload (out.bytes);
+      const Radius cr[4] = { {1, 1}, {2, 7}, {0, 0}, {16, 16} };
+      BoxPlane hq[4], dq[4];
+      for (int ch = 0; ch < 4; ch++) {
+        hq[ch] = plane_of (rgba.view (ch), out, ch, cr[ch]);
+        dq[ch] = hq[ch];
+        dq[ch].src = dev_view (rgba, drgba, ch);
+        dq[ch].dst = dout.p + ch;
+      }
+      fail_unless (cip::ref::boxfilter (hq, 4, b) == Status::ok);
+      d_ws = ws.get (dq, 4, &wsb);
+      st = cip::boxfilter (dq, 4, b, d_ws, wsb, stream, algo);
+      fail_unless (st == Status::ok, "%s", cip::last_cuda_error ());
+      CUDA_OK (cudaStreamSynchronize (stream));
+      fail_unless (dout.download () == out.bytes, "RGBA %s %s",
+          cip::box_algorithm_name (algo), cip::box_border_name (b));
+    }
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_invalid_arguments)
+{
+  HostImage src = testutil::make_image (64, 32, Content::random, 1, 1, 0);
+  DevBuf dsrc (src.bytes.size ()), ddst (src.bytes.size ());
+  dsrc.upload (src.bytes);
+  BoxPlane p;
+  p.src = dev_view (src, dsrc, 0);
+  p.dst = ddst.p;
+  p.dst_pitch = 64;
+  p.rx = p.ry = 17;
+  Workspace ws;
+  size_t wsb = 0;
+  void *d_ws = ws.get (&p, 1, &wsb);
+  fail_unless (cip::boxfilter (&p, 1, BoxBorder::clip, d_ws, wsb, nullptr,
+          BoxAlgorithm::direct) == Status::unsupported);
+  fail_unless (cip::boxfilter (&p, 1, BoxBorder::clip, d_ws, wsb - 1, nullptr)
+      == Status::invalid_argument);
+  fail_unless (cip::boxfilter (&p, 1, BoxBorder::clip, nullptr, 0, nullptr)
+      == Status::invalid_argument);
+  fail_unless (cip::boxfilter (&p, 1, BoxBorder::clip, d_ws, wsb, nullptr,
+          (BoxAlgorithm) 9) == Status::invalid_argument);
+  BoxPlane inplace = p;
+  inplace.dst = dsrc.p;
+  fail_unless (cip::boxfilter (&inplace, 1, BoxBorder::clip, d_ws, wsb, nullptr)
+      == Status::invalid_argument);
+  BoxPlane inws = p;
+  inws.dst = (uint8_t *) d_ws;
+  fail_unless (cip::boxfilter (&inws, 1, BoxBorder::clip, d_ws, wsb, nullptr)
+      == Status::invalid_argument);
+  fail_unless (cip::boxfilter (&p, 1, BoxBorder::clip, d_ws, wsb, nullptr) ==
+      Status::ok);
+  CUDA_OK (cudaDeviceSynchronize ());
+}
+GST_END_TEST;
+#endif
+
+static Suite *
+boxfilter_suite (void)
+{
+  Suite *s = suite_create ("boxfilter");
+  TCase *tc = tcase_create ("cpu");
+  tcase_add_test (tc, test_round_div);
+  tcase_add_test (tc, test_doc_example);
+  tcase_add_test (tc, test_ref_naive_agree);
+  tcase_add_test (tc, test_ref_small_radii);
+  tcase_add_test (tc, test_ref_large_radii);
+  tcase_add_test (tc, test_ref_steps);
+  tcase_add_test (tc, test_ref_precomputed_sat);
+  tcase_add_test (tc, test_ref_multiplane);
+  tcase_add_test (tc, test_ref_invalid_arguments);
+  suite_add_tcase (s, tc);
+
+  TCase *gpu = tcase_create ("gpu");
+#ifdef HAVE_CUDA
+  tcase_add_test (gpu, test_gpu_invalid_arguments);
+  tcase_add_test (gpu, test_gpu_multiplane);
+  tcase_add_test (gpu, test_gpu_edge_sizes);
+  tcase_add_test (gpu, test_gpu_steps);
+  tcase_add_test (gpu, test_gpu_video_sizes);
+#endif
+  cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  return cip_check_run (boxfilter_suite, argc, argv);
+}

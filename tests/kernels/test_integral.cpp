@@ -1,0 +1,834 @@
+/* Kernel tests of the integral family:
+ * - CPU (always): cip::ref::integral against a naive definition, bit for bit;
+ *   u32 wrap-around; argument checks.
+ * - GPU (with a device): cip::integral, every algorithm, against
+ *   cip::ref::integral bit for bit, with poisoned outputs, untouched padding,
+ *   distinct pitches and one workspace reused across all calls. */
+#include "cipcheck.h"
+#include "testimage.h"
+
+#include "cip/integral.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#ifdef HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+using namespace testutil;
+
+namespace {
+
+/* ------------------------------------------------------------ helpers */
+
+enum class PitchMode { tight, odd, aligned256 };
+const PitchMode all_pitch_modes[] = { PitchMode::tight, PitchMode::odd,
+  PitchMode::aligned256 };
+
+const char *
+pitch_mode_name (PitchMode m)
+{
+  switch (m) {
+    case PitchMode::tight: return "tight";
+    case PitchMode::odd: return "odd";
+    case PitchMode::aligned256: return "256";
+  }
+  return "?";
+}
+
+size_t
+round_up (size_t v, size_t m)
+{
+  return (v + m - 1) / m * m;
+}
+
+/* Source row padding for a mode: none, +13 bytes, up to a multiple of 256. */
+size_t
+src_pad (int w, int step, PitchMode m)
+{
+  const size_t row = (size_t) w * step;
+  switch (m) {
+    case PitchMode::tight: return 0;
+    case PitchMode::odd: return 13;
+    case PitchMode::aligned256: return round_up (row ? row : 1, 256) - row;
+  }
+  return 0;
+}
+
+/* Destination pitch (bytes) for a mode: padded by 3 elements (rows not
+ * 16-byte aligned), or to a multiple of 256; `tight` still gets one element
+ * of padding so that writes past the row show up. */
+size_t
+dst_pitch (int w, size_t es, PitchMode m)
+{
+  const size_t row = ((size_t) w + 1) * es;
+  switch (m) {
+    case PitchMode::tight: return row + es;
+    case PitchMode::odd: return row + 3 * es;
+    case PitchMode::aligned256: return round_up (row + 1, 256);
+  }
+  return row;
+}
+
+/* A channel layout: step 1, or channel `ch` of a packed 4-channel image. */
+struct Chan { int step, ch; };
+const Chan all_chans[] = { {1, 0}, {4, 0}, {4, 1}, {4, 2}, {4, 3} };
+
+struct Variant { cip::SatType type; bool sq; };
+const Variant all_variants[] = { {cip::SatType::u32, false},
+  {cip::SatType::u32, true}, {cip::SatType::u64, false},
+  {cip::SatType::u64, true} };
+
+std::string
+variant_name (const Variant &v)
+{
+  std::string s = v.type == cip::SatType::u32 ? "u32" : "u64";
+  return v.sq ? s + "+sq" : s;
+}
+
+/* The naive definition, exact in 64 bits: the four-term recurrence
+ *   S(x+1, y+1) = src(x, y) + S(x, y+1) + S(x+1, y) - S(x, y). */
+void
+naive_sat (const cip::ImageView &v, std::vector<uint64_t> &s,
+    std::vector<uint64_t> &q)
+{
+  const size_t w1 = (size_t) v.width + 1;
+  s.assign (w1 * ((size_t) v.height + 1), 0);
+  q.assign (s.size (), 0);
+  for (int y = 0; y < v.height; y++)
+    for (int x = 0; x < v.width; x++) {
+      const uint64_t p = v.data[(size_t) y * v.pitch + (size_t) x * v.step];
+      const size_t i = (y + 1) * w1 + x + 1;
+      s[i] = p + s[i - 1] + s[i - w1] - s[i - w1 - 1];
+      q[i] = p * p + q[i - 1] + q[i - w1] - q[i - w1 - 1];
+    }
+}
+
+/* A host (W+1) x (H+1) table with a pitch, poisoned with 0xAB. */
+struct HostTable {
+  size_t pitch = 0, es = 0;
+  int w = 0, h = 0;
+  std::vector<uint8_t> bytes;
+  HostTable (int width, int height, size_t elem, size_t p) : pitch (p),
+      es (elem), w (width), h (height),
+      bytes (p * ((size_t) height + 1), 0xAB) {}
+  uint64_t at (int x, int y) const {
+    const uint8_t *r = bytes.data () + (size_t) y * pitch + (size_t) x * es;
+    if (es == 4) {
+      uint32_t v;
+      memcpy (&v, r, 4);
+      return v;
+    }
+    uint64_t v;
+    memcpy (&v, r, 8);
+    return v;
+  }
+};
+
+/* First difference between a table and 64-bit expected values (reduced to
+ * the table's width), or padding bytes that are not 0xAB. */
+bool
+check_table (const HostTable &t, const std::vector<uint64_t> &want,
+    const std::string &what)
+{
+  const size_t w1 = (size_t) t.w + 1;
+  const uint64_t mask = t.es == 4 ? 0xffffffffull : ~0ull;
+  for (int y = 0; y <= t.h; y++) {
+    for (int x = 0; x <= t.w; x++) {
+      const uint64_t got = t.at (x, y), exp = want[y * w1 + x] & mask;
+      if (got != exp) {
+        fprintf (stderr, "FAIL %s: first mismatch at (x=%d, y=%d): got %"
+            PRIu64 ", want %" PRIu64 "\n", what.c_str (), x, y, got, exp);
+        return false;
+      }
+    }
+    const uint8_t *r = t.bytes.data () + (size_t) y * t.pitch;
+    for (size_t b = w1 * t.es; b < t.pitch; b++)
+      if (r[b] != 0xAB) {
+        fprintf (stderr, "FAIL %s: padding byte %zu of row %d was written\n",
+            what.c_str (), b, y);
+        return false;
+      }
+  }
+  return true;
+}
+
+/* Byte-exact comparison of two tables' (W+1) x (H+1) elements and of the
+ * first one's padding (must still be 0xAB). */
+bool
+same_table (const HostTable &got, const HostTable &want, const std::string &what)
+{
+  const size_t row = ((size_t) got.w + 1) * got.es;
+  for (int y = 0; y <= got.h; y++) {
+    const uint8_t *a = got.bytes.data () + (size_t) y * got.pitch;
+    const uint8_t *b = want.bytes.data () + (size_t) y * want.pitch;
+    if (memcmp (a, b, row) != 0) {
+      for (int x = 0; x <= got.w; x++)
+        if (got.at (x, y) != want.at (x, y)) {
+          fprintf (stderr, "FAIL %s: first mismatch at (x=%d, y=%d): got %"
+              PRIu64 ", want %" PRIu64 "\n", what.c_str (), x, y,
+              got.at (x, y), want.at (x, y));
+          break;
+        }
+      return false;
+    }
+    for (size_t k = row; k < got.pitch; k++)
+      if (a[k] != 0xAB) {
+        fprintf (stderr, "FAIL %s: padding byte %zu of row %d was written\n",
+            what.c_str (), k, y);
+        return false;
+      }
+  }
+  return true;
+}
+
+std::string
+case_name (int w, int h, Content c, const Chan &ch, PitchMode pm,
+    const Variant &v)
+{
+  char buf[160];
+  snprintf (buf, sizeof (buf), "%dx%d %s step=%d ch=%d srcpitch=%s %s", w, h,
+      content_name (c), ch.step, ch.ch, pitch_mode_name (pm),
+      variant_name (v).c_str ());
+  return buf;
+}
+
+/* Reference tables for one view and variant. */
+struct RefResult {
+  HostTable sum, sq;
+  RefResult (int w, int h, const Variant &v, size_t sum_pitch, size_t sq_pitch)
+      : sum (w, h, v.type == cip::SatType::u32 ? 4 : 8, sum_pitch),
+        sq (w, h, 8, v.sq ? sq_pitch : 8) {}
+};
+
+cip::Status
+run_ref (const cip::ImageView &view, const Variant &v, RefResult &r)
+{
+  cip::SatDest d;
+  d.sum = r.sum.bytes.data ();
+  d.sum_pitch = r.sum.pitch;
+  if (v.sq) {
+    d.sqsum = reinterpret_cast<uint64_t *> (r.sq.bytes.data ());
+    d.sqsum_pitch = r.sq.pitch;
+  }
+  return cip::ref::integral (view, v.type, d);
+}
+
+/* ------------------------------------------------------- CPU reference */
+
+void
+check_ref_against_naive (int w, int h, Content c, const Chan &ch, PitchMode pm,
+    const Variant *variants, int n_variants, int *failures)
+{
+  HostImage img = make_image (w, h, c, 3, ch.step, src_pad (w, ch.step, pm));
+  const cip::ImageView view = img.view (ch.ch);
+  std::vector<uint64_t> ns, nq;
+  naive_sat (view, ns, nq);
+  for (int k = 0; k < n_variants; k++) {
+    const Variant &v = variants[k];
+    const size_t es = v.type == cip::SatType::u32 ? 4 : 8;
+    RefResult r (w, h, v, dst_pitch (w, es, (PitchMode) (k % 3)),
+        dst_pitch (w, 8, (PitchMode) ((k + 1) % 3)));
+    const std::string what = "ref " + case_name (w, h, c, ch, pm, v);
+    cip::Status st = run_ref (view, v, r);
+    bool ok = st == cip::Status::ok;
+    if (!ok)
+      fprintf (stderr, "FAIL %s: status %s\n", what.c_str (),
+          cip::status_string (st));
+    ok = ok && check_table (r.sum, ns, what + " (sum)");
+    if (ok && v.sq)
+      ok = check_table (r.sq, nq, what + " (sqsum)");
+    if (!ok)
+      (*failures)++;
+  }
+}
+
+GST_START_TEST (test_ref_matches_naive)
+{
+  int failures = 0;
+  for (int s = 0; s < n_edge_sizes; s++)
+    for (Content c : all_contents)
+      for (PitchMode pm : all_pitch_modes)
+        for (const Chan &ch : all_chans)
+          check_ref_against_naive (edge_sizes[s].w, edge_sizes[s].h, c, ch, pm,
+              all_variants, 4, &failures);
+  fail_unless (failures == 0, "%d reference case(s) differ from the naive "
+      "definition (see stderr)", failures);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_ref_matches_naive_1080p)
+{
+  int failures = 0;
+  for (Content c : all_contents)
+    check_ref_against_naive (1920, 1080, c, all_chans[0], PitchMode::tight,
+        all_variants, 4, &failures);
+  for (PitchMode pm : all_pitch_modes)
+    for (const Chan &ch : all_chans)
+      check_ref_against_naive (1920, 1080, Content::random, ch, pm,
+          all_variants, 4, &failures);
+  fail_unless (failures == 0, "%d 1920x1080 reference case(s) differ from the "
+      "naive definition (see stderr)", failures);
+}
+GST_END_TEST;
+
+/* 4096x4200 of 255: totals exceed 2^32, the u32 table wraps, rectangle sums
+ * below 2^32 stay exact in u32 arithmetic. */
+GST_START_TEST (test_ref_u32_wraps)
+{
+  const int w = 4096, h = 4200;
+  HostImage img = make_image (w, h, Content::all255);
+  const Variant v32 = { cip::SatType::u32, false }, v64 = { cip::SatType::u64,
+    false };
+  RefResult r32 (w, h, v32, ((size_t) w + 1) * 4, 8);
+  RefResult r64 (w, h, v64, ((size_t) w + 1) * 8, 8);
+  fail_unless (run_ref (img.view (), v32, r32) == cip::Status::ok);
+  fail_unless (run_ref (img.view (), v64, r64) == cip::Status::ok);
+  const uint64_t total = (uint64_t) w * h * 255;
+  fail_unless (total > 0xffffffffull);
+  fail_unless (r64.sum.at (w, h) == total, "u64 total %" PRIu64 " != %" PRIu64,
+      r64.sum.at (w, h), total);
+  fail_unless (r32.sum.at (w, h) == (uint32_t) total);
+  for (int y = 0; y <= h; y += 37)
+    for (int x = 0; x <= w; x += 41)
+      fail_unless (r32.sum.at (x, y) == (r64.sum.at (x, y) & 0xffffffffull),
+          "u32 table is not the u64 one modulo 2^32 at (%d, %d)", x, y);
+  struct { int x0, y0, x1, y1; } rects[] = { {50, 150, 4096, 4200},
+    {0, 0, 4096, 4112}, {1, 2, 4095, 4114}, {4000, 4100, 4096, 4200} };
+  for (auto &q : rects) {
+    const uint32_t s = (uint32_t) (r32.sum.at (q.x1, q.y1) -
+        r32.sum.at (q.x0, q.y1) - r32.sum.at (q.x1, q.y0) +
+        r32.sum.at (q.x0, q.y0));
+    const uint64_t exact = (uint64_t) (q.x1 - q.x0) * (q.y1 - q.y0) * 255;
+    fail_unless (exact <= 0xffffffffull);
+    fail_unless (s == exact, "rectangle [%d,%d)x[%d,%d): %u != %" PRIu64,
+        q.x0, q.x1, q.y0, q.y1, s, exact);
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_ref_invalid_arguments)
+{
+  HostImage img = make_image (8, 4, Content::random);
+  std::vector<uint64_t> buf (64 * 8, 0);
+  cip::SatDest d;
+  d.sum = buf.data ();
+  d.sum_pitch = 9 * 4;
+  const cip::ImageView v = img.view ();
+  fail_unless (cip::ref::integral (v, cip::SatType::u32, d) == cip::Status::ok);
+
+  cip::ImageView bad = v;
+  bad.data = nullptr;
+  fail_unless (cip::ref::integral (bad, cip::SatType::u32, d) ==
+      cip::Status::invalid_argument);
+  bad = v;
+  bad.width = -1;
+  fail_unless (cip::ref::integral (bad, cip::SatType::u32, d) ==
+      cip::Status::invalid_argument);
+  bad = v;
+  bad.step = 0;
+  fail_unless (cip::ref::integral (bad, cip::SatType::u32, d) ==
+      cip::Status::invalid_argument);
+  bad = v;
+  bad.pitch = 7;                /* shorter than a row */
+  fail_unless (cip::ref::integral (bad, cip::SatType::u32, d) ==
+      cip::Status::invalid_argument);
+
+  cip::SatDest dd = d;
+  dd.sum = nullptr;
+  fail_unless (cip::ref::integral (v, cip::SatType::u32, dd) ==
+      cip::Status::invalid_argument);
+  dd = d;
+  dd.sum_pitch = 8 * 4;         /* short: needs 9 elements */
+  fail_unless (cip::ref::integral (v, cip::SatType::u32, dd) ==
+      cip::Status::invalid_argument);
+  dd = d;
+  dd.sum_pitch = 9 * 4 + 2;     /* not a multiple of the element size */
+  fail_unless (cip::ref::integral (v, cip::SatType::u32, dd) ==
+      cip::Status::invalid_argument);
+  dd = d;
+  dd.sum_pitch = 9 * 4 + 4;     /* u64 needs a multiple of 8 and 72 bytes */
+  fail_unless (cip::ref::integral (v, cip::SatType::u64, dd) ==
+      cip::Status::invalid_argument);
+  dd = d;
+  dd.sum = reinterpret_cast<uint8_t *> (buf.data ()) + 2;  /* misaligned */
+  fail_unless (cip::ref::integral (v, cip::SatType::u32, dd) ==
+      cip::Status::invalid_argument);
+  dd = d;
+  dd.sqsum = buf.data () + 100;
+  dd.sqsum_pitch = 9 * 8 - 8;   /* short */
+  fail_unless (cip::ref::integral (v, cip::SatType::u32, dd) ==
+      cip::Status::invalid_argument);
+  dd.sqsum_pitch = 9 * 8 + 4;   /* not a multiple of 8 */
+  fail_unless (cip::ref::integral (v, cip::SatType::u32, dd) ==
+      cip::Status::invalid_argument);
+  fail_unless (cip::ref::integral (v, (cip::SatType) 7, d) ==
+      cip::Status::invalid_argument);
+
+  /* 0x0 does nothing, even without a destination */
+  cip::ImageView empty;
+  fail_unless (cip::ref::integral (empty, cip::SatType::u32, cip::SatDest ())
+      == cip::Status::ok);
+  /* 0 x 3: a column of four zeros */
+  cip::ImageView col = v;
+  col.width = 0;
+  col.height = 3;
+  std::vector<uint32_t> z (4 * 2, 7);
+  cip::SatDest dz;
+  dz.sum = z.data ();
+  dz.sum_pitch = 8;
+  fail_unless (cip::ref::integral (col, cip::SatType::u32, dz) ==
+      cip::Status::ok);
+  for (int y = 0; y < 4; y++)
+    fail_unless (z[2 * y] == 0 && z[2 * y + 1] == 7, "0x3: row %d", y);
+}
+GST_END_TEST;
+
+/* ---------------------------------------------------------------- GPU */
+
+#ifdef HAVE_CUDA
+
+#define CUDA_OK(call)                                                       \
+  do {                                                                      \
+    cudaError_t e_ = (call);                                                \
+    fail_unless (e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString (e_)); \
+  } while (0)
+
+const cip::SatAlgorithm all_algos[] = { cip::SatAlgorithm::single_pass,
+  cip::SatAlgorithm::multi_pass, cip::SatAlgorithm::automatic };
+
+/* One workspace for every GPU call of the process, sized once for the
+ * largest case and initialized once: each call must leave it ready. */
+struct SharedWorkspace {
+  void *ptr = nullptr;
+  size_t bytes = 0;
+  cudaStream_t stream = nullptr;
+};
+SharedWorkspace g_ws;
+
+void
+ensure_workspace ()
+{
+  if (g_ws.ptr)
+    return;
+  size_t need = 0;
+  const int sizes[][2] = { {7680, 4320}, {3840, 2160}, {1920, 1080},
+    {1, 65535}, {65535, 3}, {20000, 17}, {100, 4321}, {3, 5000} };
+  for (auto &s : sizes)
+    for (const Variant &v : all_variants)
+      need = std::max (need, cip::integral_workspace_bytes (s[0], s[1], v.type,
+              v.sq));
+  CUDA_OK (cudaStreamCreateWithFlags (&g_ws.stream, cudaStreamNonBlocking));
+  CUDA_OK (cudaMalloc (&g_ws.ptr, need));
+  g_ws.bytes = need;
+  /* garbage everywhere, then the documented initialization */
+  CUDA_OK (cudaMemset (g_ws.ptr, 0x5C, need));
+  fail_unless (cip::integral_workspace_init (g_ws.ptr, g_ws.bytes,
+          g_ws.stream) == cip::Status::ok);
+  CUDA_OK (cudaStreamSynchronize (g_ws.stream));
+  fprintf (stderr, "shared GPU workspace: %zu bytes\n", need);
+}
+
+struct DeviceBuffer {
+  void *p = nullptr;
+  size_t n = 0;
+  explicit DeviceBuffer (size_t bytes) : n (bytes) {
+    if (cudaMalloc (&p, bytes ? bytes : 1) != cudaSuccess)
+      p = nullptr;
+  }
+  ~DeviceBuffer () { cudaFree (p); }
+  DeviceBuffer (const DeviceBuffer &) = delete;
+  DeviceBuffer &operator= (const DeviceBuffer &) = delete;
+};
+
+/* Runs the GPU SAT of `view` (host image `img` uploaded as is) and compares
+ * with the reference `want`. Returns false (and prints the case) on any
+ * difference. */
+bool
+gpu_case (const HostImage &img, int channel, const Variant &v,
+    cip::SatAlgorithm algo, const RefResult &want, const std::string &what)
+{
+  const cip::ImageView hv = img.view (channel);
+  DeviceBuffer dsrc (img.bytes.size ());
+  DeviceBuffer dsum (want.sum.bytes.size ());
+  DeviceBuffer dsq (v.sq ? want.sq.bytes.size () : 0);
+  if (!dsrc.p || !dsum.p || !dsq.p) {
+    fprintf (stderr, "FAIL %s: cudaMalloc\n", what.c_str ());
+    return false;
+  }
+  cudaStream_t st = g_ws.stream;
+  bool ok = cudaMemcpy (dsrc.p, img.bytes.data (), img.bytes.size (),
+      cudaMemcpyHostToDevice) == cudaSuccess;
+  ok = ok && cudaMemsetAsync (dsum.p, 0xAB, dsum.n, st) == cudaSuccess;
+  if (v.sq)
+    ok = ok && cudaMemsetAsync (dsq.p, 0xAB, dsq.n, st) == cudaSuccess;
+  cip::ImageView dv = hv;
+  dv.data = static_cast<const uint8_t *> (dsrc.p) + (hv.data - img.bytes.data ());
+  cip::SatDest d;
+  d.sum = dsum.p;
+  d.sum_pitch = want.sum.pitch;
+  if (v.sq) {
+    d.sqsum = static_cast<uint64_t *> (dsq.p);
+    d.sqsum_pitch = want.sq.pitch;
+  }
+  const cip::Status s = cip::integral (dv, v.type, d, g_ws.ptr, g_ws.bytes, st,
+      algo);
+  if (s != cip::Status::ok) {
+    fprintf (stderr, "FAIL %s: status %s (%s)\n", what.c_str (),
+        cip::status_string (s), cip::last_cuda_error ());
+    return false;
+  }
+  const cudaError_t e = cudaStreamSynchronize (st);
+  if (!ok || e != cudaSuccess) {
+    fprintf (stderr, "FAIL %s: CUDA error %s\n", what.c_str (),
+        cudaGetErrorString (e));
+    return false;
+  }
+  HostTable gs (want.sum.w, want.sum.h, want.sum.es, want.sum.pitch);
+  if (cudaMemcpy (gs.bytes.data (), dsum.p, dsum.n, cudaMemcpyDeviceToHost) !=
+      cudaSuccess)
+    return false;
+  if (!same_table (gs, want.sum, what + " (sum)"))
+    return false;
+  if (v.sq) {
+    HostTable gq (want.sq.w, want.sq.h, 8, want.sq.pitch);
+    if (cudaMemcpy (gq.bytes.data (), dsq.p, dsq.n, cudaMemcpyDeviceToHost) !=
+        cudaSuccess)
+      return false;
+    if (!same_table (gq, want.sq, what + " (sqsum)"))
+      return false;
+  }
+  return true;
+}
+
+/* Every algorithm and the given variants on one image; destination pitch
+ * modes rotate with `salt` so that src, sum and sqsum pitches differ. */
+int
+gpu_image_cases (int w, int h, Content c, const Chan &ch, PitchMode pm,
+    const Variant *variants, int n_variants, int salt)
+{
+  ensure_workspace ();
+  HostImage img = make_image (w, h, c, 5, ch.step, src_pad (w, ch.step, pm));
+  int failures = 0;
+  for (int k = 0; k < n_variants; k++) {
+    const Variant &v = variants[k];
+    const size_t es = v.type == cip::SatType::u32 ? 4 : 8;
+    RefResult want (w, h, v, dst_pitch (w, es, (PitchMode) ((salt + k) % 3)),
+        dst_pitch (w, 8, (PitchMode) ((salt + k + 1) % 3)));
+    if (run_ref (img.view (ch.ch), v, want) != cip::Status::ok) {
+      failures++;
+      continue;
+    }
+    for (cip::SatAlgorithm a : all_algos) {
+      char pitches[96];
+      snprintf (pitches, sizeof (pitches), " sumpitch=%zu sqpitch=%zu",
+          want.sum.pitch, v.sq ? want.sq.pitch : (size_t) 0);
+      const std::string what = std::string ("gpu ") +
+          cip::sat_algorithm_name (a) + " " + case_name (w, h, c, ch, pm, v) +
+          pitches;
+      if (!gpu_case (img, ch.ch, v, a, want, what))
+        failures++;
+    }
+  }
+  return failures;
+}
+
+GST_START_TEST (test_gpu_edge_sizes)
+{
+  int failures = 0, salt = 0;
+  for (int s = 0; s < n_edge_sizes; s++)
+    for (Content c : all_contents)
+      for (PitchMode pm : all_pitch_modes)
+        for (const Chan &ch : all_chans)
+          failures += gpu_image_cases (edge_sizes[s].w, edge_sizes[s].h, c, ch,
+              pm, all_variants, 4, salt++);
+  fail_unless (failures == 0, "%d GPU edge-size case(s) failed (see stderr)",
+      failures);
+}
+GST_END_TEST;
+
+/* Widths around the block and segment boundaries (16 columns a thread,
+ * 128..512 threads, 8192-column segments), tall and narrow images. */
+GST_START_TEST (test_gpu_shapes)
+{
+  const Size shapes[] = { {16, 16}, {17, 9}, {2047, 5}, {2048, 9}, {2049, 13},
+    {4095, 3}, {4096, 17}, {4097, 40}, {8191, 8}, {8192, 24}, {8193, 40},
+    {16384, 33}, {20000, 17}, {65535, 3}, {100, 4321}, {3, 5000}, {1, 65535},
+    {1280, 720}, {1023, 1025} };
+  int failures = 0, salt = 0;
+  for (const Size &s : shapes) {
+    failures += gpu_image_cases (s.w, s.h, Content::random, all_chans[0],
+        PitchMode::aligned256, all_variants, 4, salt++);
+    failures += gpu_image_cases (s.w, s.h, Content::natural, all_chans[2],
+        PitchMode::odd, all_variants, 4, salt++);
+  }
+  fail_unless (failures == 0, "%d GPU shape case(s) failed (see stderr)",
+      failures);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_1080p)
+{
+  int failures = 0, salt = 0;
+  for (Content c : all_contents)
+    failures += gpu_image_cases (1920, 1080, c, all_chans[0], PitchMode::tight,
+        all_variants, 4, salt++);
+  for (PitchMode pm : all_pitch_modes)
+    for (const Chan &ch : all_chans)
+      failures += gpu_image_cases (1920, 1080, Content::random, ch, pm,
+          all_variants, 4, salt++);
+  fail_unless (failures == 0, "%d GPU 1920x1080 case(s) failed (see stderr)",
+      failures);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_large)
+{
+  int failures = 0, salt = 0;
+  const Content uhd[] = { Content::random, Content::all255, Content::natural,
+    Content::zeros };
+  for (Content c : uhd)
+    failures += gpu_image_cases (3840, 2160, c, all_chans[0],
+        PitchMode::aligned256, all_variants, 4, salt++);
+  failures += gpu_image_cases (3840, 2160, Content::checkerboard, all_chans[3],
+      PitchMode::odd, all_variants, 4, salt++);
+  const Variant big[] = { {cip::SatType::u32, false}, {cip::SatType::u64,
+    false} };
+  const Content eight_k[] = { Content::random, Content::all255 };
+  for (Content c : eight_k)
+    failures += gpu_image_cases (7680, 4320, c, all_chans[0],
+        PitchMode::aligned256, big, 2, salt++);
+  const Variant big_sq[] = { {cip::SatType::u64, true} };
+  failures += gpu_image_cases (7680, 4320, Content::natural, all_chans[0],
+      PitchMode::tight, big_sq, 1, salt++);
+  fail_unless (failures == 0, "%d GPU large case(s) failed (see stderr)",
+      failures);
+}
+GST_END_TEST;
+
+/* A fresh workspace per call, initialized the documented way, also works,
+ * and a 4096x4200 all-255 u32 table wraps exactly like the reference. */
+GST_START_TEST (test_gpu_fresh_workspace_and_wrap)
+{
+  ensure_workspace ();
+  const int w = 4096, h = 4200;
+  HostImage img = make_image (w, h, Content::all255);
+  const Variant v = { cip::SatType::u32, true };
+  RefResult want (w, h, v, dst_pitch (w, 4, PitchMode::aligned256),
+      dst_pitch (w, 8, PitchMode::odd));
+  fail_unless (run_ref (img.view (), v, want) == cip::Status::ok);
+  int failures = 0;
+  for (cip::SatAlgorithm a : all_algos) {
+    const size_t bytes = cip::integral_workspace_bytes (w, h, v.type, v.sq);
+    void *ws = nullptr;
+    CUDA_OK (cudaMalloc (&ws, bytes));
+    CUDA_OK (cudaMemset (ws, 0x77, bytes));
+    fail_unless (cip::integral_workspace_init (ws, bytes, g_ws.stream) ==
+        cip::Status::ok);
+    void *saved = g_ws.ptr;
+    size_t saved_bytes = g_ws.bytes;
+    g_ws.ptr = ws;
+    g_ws.bytes = bytes;
+    const std::string what = std::string ("gpu fresh-workspace ") +
+        cip::sat_algorithm_name (a) + " 4096x4200 all255 u32+sq";
+    if (!gpu_case (img, 0, v, a, want, what))
+      failures++;
+    /* and a second call on it without re-initialization */
+    if (!gpu_case (img, 0, v, a, want, what + " (second call)"))
+      failures++;
+    g_ws.ptr = saved;
+    g_ws.bytes = saved_bytes;
+    cudaFree (ws);
+  }
+  fail_unless (failures == 0, "%d fresh-workspace case(s) failed", failures);
+}
+GST_END_TEST;
+
+/* Many calls of different sizes, types and algorithms in a row on the one
+ * workspace, without synchronizing in between, then all results checked:
+ * the single-pass kernel's ticket and flags must reset themselves. */
+GST_START_TEST (test_gpu_workspace_reuse_burst)
+{
+  ensure_workspace ();
+  struct Job {
+    int w, h;
+    Variant v;
+    cip::SatAlgorithm a;
+    HostImage img;
+    RefResult *want;
+    DeviceBuffer *src, *sum, *sq;
+  };
+  const Size sizes[] = { {3840, 2160}, {33, 33}, {1920, 1080}, {8193, 40},
+    {1, 7}, {640, 480}, {100, 4321}, {7680, 4320}, {257, 3}, {1001, 67} };
+  std::vector<Job> jobs;
+  int k = 0;
+  for (int round = 0; round < 3; round++)
+    for (const Size &s : sizes) {
+      Job j;
+      j.w = s.w;
+      j.h = s.h;
+      j.v = all_variants[k % 4];
+      if (s.w * (int64_t) s.h > 20000000)
+        j.v.sq = false;
+      j.a = all_algos[(k / 4 + round) % 3];
+      j.img = make_image (s.w, s.h, all_contents[k % 7], 11 + k);
+      const size_t es = j.v.type == cip::SatType::u32 ? 4 : 8;
+      j.want = new RefResult (s.w, s.h, j.v, dst_pitch (s.w, es,
+              (PitchMode) (k % 3)), dst_pitch (s.w, 8, (PitchMode) ((k + 2) % 3)));
+      fail_unless (run_ref (j.img.view (), j.v, *j.want) == cip::Status::ok);
+      jobs.push_back (std::move (j));
+      k++;
+    }
+  cudaStream_t st = g_ws.stream;
+  for (Job &j : jobs) {
+    j.src = new DeviceBuffer (j.img.bytes.size ());
+    j.sum = new DeviceBuffer (j.want->sum.bytes.size ());
+    j.sq = new DeviceBuffer (j.v.sq ? j.want->sq.bytes.size () : 0);
+    fail_unless (j.src->p && j.sum->p && j.sq->p, "cudaMalloc");
+    CUDA_OK (cudaMemcpy (j.src->p, j.img.bytes.data (), j.img.bytes.size (),
+            cudaMemcpyHostToDevice));
+    CUDA_OK (cudaMemset (j.sum->p, 0xAB, j.sum->n));
+    if (j.v.sq)
+      CUDA_OK (cudaMemset (j.sq->p, 0xAB, j.sq->n));
+  }
+  for (Job &j : jobs) {
+    cip::ImageView dv = j.img.view ();
+    dv.data = static_cast<const uint8_t *> (j.src->p);
+    cip::SatDest d;
+    d.sum = j.sum->p;
+    d.sum_pitch = j.want->sum.pitch;
+    if (j.v.sq) {
+      d.sqsum = static_cast<uint64_t *> (j.sq->p);
+      d.sqsum_pitch = j.want->sq.pitch;
+    }
+    const cip::Status s = cip::integral (dv, j.v.type, d, g_ws.ptr,
+        g_ws.bytes, st, j.a);
+    fail_unless (s == cip::Status::ok, "burst %dx%d: %s (%s)", j.w, j.h,
+        cip::status_string (s), cip::last_cuda_error ());
+  }
+  CUDA_OK (cudaStreamSynchronize (st));
+  int failures = 0;
+  for (Job &j : jobs) {
+    char buf[128];
+    snprintf (buf, sizeof (buf), "gpu burst %s %dx%d %s",
+        cip::sat_algorithm_name (j.a), j.w, j.h, variant_name (j.v).c_str ());
+    HostTable gs (j.w, j.h, j.want->sum.es, j.want->sum.pitch);
+    CUDA_OK (cudaMemcpy (gs.bytes.data (), j.sum->p, j.sum->n,
+            cudaMemcpyDeviceToHost));
+    bool ok = same_table (gs, j.want->sum, std::string (buf) + " (sum)");
+    if (ok && j.v.sq) {
+      HostTable gq (j.w, j.h, 8, j.want->sq.pitch);
+      CUDA_OK (cudaMemcpy (gq.bytes.data (), j.sq->p, j.sq->n,
+              cudaMemcpyDeviceToHost));
+      ok = same_table (gq, j.want->sq, std::string (buf) + " (sqsum)");
+    }
+    if (!ok)
+      failures++;
+    delete j.src;
+    delete j.sum;
+    delete j.sq;
+    delete j.want;
+  }
+  fail_unless (failures == 0, "%d burst case(s) failed (see stderr)", failures);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_invalid_arguments)
+{
+  ensure_workspace ();
+  DeviceBuffer src (64 * 64), sum (65 * 65 * 8);
+  cip::ImageView v;
+  v.data = static_cast<const uint8_t *> (src.p);
+  v.pitch = 64;
+  v.width = 64;
+  v.height = 64;
+  cip::SatDest d;
+  d.sum = sum.p;
+  d.sum_pitch = 65 * 8;
+  cudaStream_t st = g_ws.stream;
+  const size_t need = cip::integral_workspace_bytes (64, 64, cip::SatType::u64,
+      false);
+  fail_unless (need > 0 && need <= g_ws.bytes);
+  fail_unless (cip::integral (v, cip::SatType::u64, d, g_ws.ptr, g_ws.bytes,
+          st) == cip::Status::ok);
+  fail_unless (cip::integral (v, cip::SatType::u64, d, nullptr, g_ws.bytes,
+          st) == cip::Status::invalid_argument);
+  fail_unless (cip::integral (v, cip::SatType::u64, d, g_ws.ptr, need - 1,
+          st) == cip::Status::invalid_argument);
+  fail_unless (cip::integral (v, cip::SatType::u64, d, g_ws.ptr, g_ws.bytes,
+          st, (cip::SatAlgorithm) 9) == cip::Status::invalid_argument);
+  cip::SatDest dd = d;
+  dd.sum = static_cast<uint8_t *> (sum.p) + 4;   /* not 8-byte aligned */
+  fail_unless (cip::integral (v, cip::SatType::u64, dd, g_ws.ptr, g_ws.bytes,
+          st) == cip::Status::invalid_argument);
+  dd = d;
+  dd.sum = nullptr;
+  fail_unless (cip::integral (v, cip::SatType::u64, dd, g_ws.ptr, g_ws.bytes,
+          st) == cip::Status::invalid_argument);
+  dd = d;
+  dd.sum_pitch = 64 * 8;
+  fail_unless (cip::integral (v, cip::SatType::u64, dd, g_ws.ptr, g_ws.bytes,
+          st) == cip::Status::invalid_argument);
+  cip::ImageView bad = v;
+  bad.pitch = 10;
+  fail_unless (cip::integral (bad, cip::SatType::u32, d, g_ws.ptr, g_ws.bytes,
+          st) == cip::Status::invalid_argument);
+  /* wider than the GPU path serves, with a valid destination */
+  DeviceBuffer wide (70001 * 4 * 2);
+  bad = v;
+  bad.width = 70000;
+  bad.height = 1;
+  dd = d;
+  dd.sum = wide.p;
+  dd.sum_pitch = 70001 * 4;
+  fail_unless (cip::integral (bad, cip::SatType::u32, dd, g_ws.ptr, g_ws.bytes,
+          st) == cip::Status::unsupported);
+  fail_unless (cip::integral (cip::ImageView (), cip::SatType::u32,
+          cip::SatDest (), nullptr, 0, st) == cip::Status::ok);
+  fail_unless (cip::integral_workspace_init (nullptr, 16, st) ==
+      cip::Status::invalid_argument);
+  CUDA_OK (cudaStreamSynchronize (st));
+}
+GST_END_TEST;
+
+#endif  /* HAVE_CUDA */
+
+Suite *
+integral_suite ()
+{
+  Suite *s = suite_create ("integral");
+  TCase *cpu = tcase_create ("cpu");
+  tcase_set_timeout (cpu, 600);
+  tcase_add_test (cpu, test_ref_matches_naive);
+  tcase_add_test (cpu, test_ref_matches_naive_1080p);
+  tcase_add_test (cpu, test_ref_u32_wraps);
+  tcase_add_test (cpu, test_ref_invalid_arguments);
+  suite_add_tcase (s, cpu);
+
+  TCase *gpu = tcase_create ("gpu");
+  tcase_set_timeout (gpu, 600);
+#ifdef HAVE_CUDA
+  tcase_add_test (gpu, test_gpu_invalid_arguments);
+  tcase_add_test (gpu, test_gpu_edge_sizes);
+  tcase_add_test (gpu, test_gpu_shapes);
+  tcase_add_test (gpu, test_gpu_1080p);
+  tcase_add_test (gpu, test_gpu_large);
+  tcase_add_test (gpu, test_gpu_fresh_workspace_and_wrap);
+  tcase_add_test (gpu, test_gpu_workspace_reuse_burst);
+#endif
+  cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
+  return s;
+}
+
+}  // namespace
+
+int
+main (int argc, char **argv)
+{
+  return cip_check_run (integral_suite, argc, argv);
+}
