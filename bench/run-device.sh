@@ -22,7 +22,8 @@ if [ -x "$staged/bench/bench_element" ]; then
   source "$top/.gpu/gst/env.sh"
   export GST_PLUGIN_PATH="$staged/plugins"
   echo "==== bench_element (4K NV12 CUDA frames, ring of 8)" | tee -a "$txt"
-  for e in "cudaintegral" "cudaintegral sat-type=u64" ${BENCH_ELEMENTS:-}; do
+  IFS=';' read -ra elems <<< "${BENCH_ELEMENTS:-cudaintegral;cudaintegral sat-type=u64 squared=true;cudahistogram;cudaboxfilter radius-x=15 radius-y=15;cudaintegral ! cudaboxfilter radius-x=15 radius-y=15}"
+  for e in "${elems[@]}"; do
     timeout 120 "$staged/bench/bench_element" --frames 3000 --json "$json" "$e" 2>&1 | tee -a "$txt"
   done
 fi

@@ -340,27 +340,20 @@ gst_cuda_box_filter_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   size_t sat_pitch = 0;
   GstBuffer *sat = upstream_sat (self, inbuf, planes[0].src, run, &sat_map,
       &sat_pitch);
+  /* sized as if no plane had a SAT: an upper bound for both cases, so the
+   * workspace does not flip between sizes when the meta comes and goes */
+  gsize bytes = cip::boxfilter_workspace_bytes (planes, n);
+  if (sat) {
+    planes[0].sat = (const uint32_t *) sat_map.data;
+    planes[0].sat_pitch = sat_pitch;
+  }
   cip::Status st;
   if (run->gpu) {
-    /* sized without the upstream SAT: an upper bound for either case, so the
-     * workspace does not flip between sizes */
-    gsize bytes = cip::boxfilter_workspace_bytes (planes, n);
-    gboolean fresh;
-    void *ws = gst_cuda_imgproc_filter_workspace (filter, bytes, &fresh);
-    if (sat) {
-      planes[0].sat = (const uint32_t *) sat_map.data;
-      planes[0].sat_pitch = sat_pitch;
-    }
-    st = ws ? cip::Status::ok : cip::Status::out_of_memory;
-    if (ws && fresh)
-      st = cip::boxfilter_workspace_init (ws, bytes, run->stream);
-    if (st == cip::Status::ok)
+    void *ws = gst_cuda_imgproc_filter_workspace (filter, bytes,
+        cip::boxfilter_workspace_init, run, &st);
+    if (ws)
       st = cip::boxfilter (planes, n, border, ws, bytes, run->stream);
   } else {
-    if (sat) {
-      planes[0].sat = (const uint32_t *) sat_map.data;
-      planes[0].sat_pitch = sat_pitch;
-    }
     st = cip::ref::boxfilter (planes, n, border);
   }
   /* the table stays alive with inbuf's meta until the frame is done */

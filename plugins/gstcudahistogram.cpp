@@ -769,12 +769,9 @@ gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   if (run->gpu) {
     /* sized for the largest request so it never changes */
     gsize bytes = cip::histogram_workspace_bytes (MAX_HISTOGRAMS, MAX_BINS);
-    gboolean fresh;
-    void *ws = gst_cuda_imgproc_filter_workspace (filter, bytes, &fresh);
-    st = ws ? cip::Status::ok : cip::Status::out_of_memory;
-    if (ws && fresh)
-      st = cip::histogram_workspace_init (ws, bytes, run->stream);
-    if (st == cip::Status::ok)
+    void *ws = gst_cuda_imgproc_filter_workspace (filter, bytes,
+        cip::histogram_workspace_init, run, &st);
+    if (ws)
       st = cip::histogram (inputs, (int) layout.n, (int) bins,
           (uint32_t *) aux.data, false, ws, bytes, run->stream);
   } else {

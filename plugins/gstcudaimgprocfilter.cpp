@@ -632,14 +632,16 @@ gst_cuda_imgproc_filter_get_info (GstCudaImgprocFilter * self)
 
 void *
 gst_cuda_imgproc_filter_workspace (GstCudaImgprocFilter * self, gsize bytes,
-    gboolean * fresh)
+    GstCudaImgprocWorkspaceInit init, const GstCudaImgprocRun * run,
+    cip::Status * status)
 {
   GstCudaImgprocFilterPrivate *priv = GET_PRIV (self);
 
-  *fresh = FALSE;
+  *status = cip::Status::unsupported;
 #ifdef HAVE_GST_CUDA
   if (bytes == 0)
     bytes = 1;
+  *status = cip::Status::ok;
   if (priv->ws && priv->ws_bytes >= bytes && !priv->ws_dirty)
     return priv->ws;
   if (priv->ws_bytes < bytes) {
@@ -647,16 +649,28 @@ gst_cuda_imgproc_filter_workspace (GstCudaImgprocFilter * self, gsize bytes,
       cudaFree (priv->ws);
     priv->ws = nullptr;
     priv->ws_bytes = 0;
-    if (!cuda_ok (self, cudaMalloc (&priv->ws, bytes), "kernel workspace"))
+    cudaError_t err = cudaMalloc (&priv->ws, bytes);
+    if (err != cudaSuccess) {
+      cudaGetLastError ();
+      priv->ws = nullptr;
+      *status = err == cudaErrorMemoryAllocation ?
+          cip::Status::out_of_memory : cip::Status::cuda_error;
       return nullptr;
+    }
     priv->ws_bytes = bytes;
   }
+  /* the family's kernels leave the workspace ready for the next call; a
+   * fresh or failed one needs initializing */
+  *status = init (priv->ws, priv->ws_bytes, run->stream);
+  if (*status != cip::Status::ok)
+    return nullptr;
   priv->ws_dirty = FALSE;
-  *fresh = TRUE;
   return priv->ws;
 #else
   (void) priv;
   (void) bytes;
+  (void) init;
+  (void) run;
   return nullptr;
 #endif
 }

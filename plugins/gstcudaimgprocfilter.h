@@ -79,11 +79,19 @@ struct _GstCudaImgprocFilterClass {
 /* Negotiated input info (valid after set_info succeeded). */
 const GstVideoInfo *gst_cuda_imgproc_filter_get_info (GstCudaImgprocFilter * self);
 
+/* Initializes a freshly allocated workspace: the kernel family's
+ * *_workspace_init(). */
+typedef cip::Status (*GstCudaImgprocWorkspaceInit) (void *d_ws, size_t bytes,
+    cip::Stream stream);
+
 /* Device scratch of at least `bytes` for the kernels' workspace, valid until
- * caps change or stop. *fresh is set when it was (re)allocated and needs the
- * family's *_workspace_init(). Only during process() on the GPU path. */
+ * caps change or stop; (re)allocated and initialized with `init` on
+ * run->stream when needed (first use, larger size, or after a failed kernel
+ * call). Only during process() on the GPU path. Returns NULL and sets
+ * *status on failure. */
 void *gst_cuda_imgproc_filter_workspace (GstCudaImgprocFilter * self,
-    gsize bytes, gboolean * fresh);
+    gsize bytes, GstCudaImgprocWorkspaceInit init,
+    const GstCudaImgprocRun * run, cip::Status * status);
 
 /* Where an auxiliary buffer lives. */
 typedef enum {

@@ -282,12 +282,9 @@ gst_cuda_integral_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   if (run->gpu) {
     gsize bytes = cip::integral_workspace_bytes (view.width, view.height,
         ctype, squared);
-    gboolean fresh;
-    void *ws = gst_cuda_imgproc_filter_workspace (filter, bytes, &fresh);
-    st = ws ? cip::Status::ok : cip::Status::out_of_memory;
-    if (ws && fresh)
-      st = cip::integral_workspace_init (ws, bytes, run->stream);
-    if (st == cip::Status::ok)
+    void *ws = gst_cuda_imgproc_filter_workspace (filter, bytes,
+        cip::integral_workspace_init, run, &st);
+    if (ws)
       st = cip::integral (view, ctype, dst, ws, bytes, run->stream);
   } else {
     st = cip::ref::integral (view, ctype, dst);

@@ -8,9 +8,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:?usage: stage-gpu.sh BUILD_DIR}
 dst="$top/.gpu/build"
 rm -rf "$dst"; mkdir -p "$dst"/{tests,plugins,gst-libs,pipelines,bench}
-cp "$build"/tests/test_* "$dst/tests/"
+find "$build/tests" -maxdepth 1 -type f -name "test_*" -executable -exec cp {} "$dst/tests/" \;
 cp "$build"/plugins/*.so "$dst/plugins/"
-cp -P "$build"/gst-libs/*.so* "$dst/gst-libs/"
+find "$build/gst-libs" -maxdepth 1 -name "*.so*" ! -type d -exec cp -P {} "$dst/gst-libs/" \;
 cp "$build"/pipelines/integral-rect "$dst/pipelines/" 2>/dev/null || true
 cp "$build"/bench/bench_element "$dst/bench/" 2>/dev/null || true
 strip --strip-debug "$dst"/tests/* "$dst"/plugins/*.so 2>/dev/null || true

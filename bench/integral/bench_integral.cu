@@ -2,12 +2,14 @@
  * and automatic SATs against NPP's nppiIntegral_8u32s_C1R_Ctx and the copy
  * bandwidth floor, at 1080p, UHD, 8K and 16384^2.
  *
- *   bench_integral [--runs N] [--quick] [--json PATH] [--sweep]
+ *   bench_integral [--runs N] [--quick] [--json PATH] [--sweep | --sweep-multi]
+ *                  [--profile]
  *
  * Every variant's output is checked against cip::ref::integral once per size
  * before it is timed; a mismatch aborts. GB/s counts bytes read (the 8-bit
  * input) plus bytes written (the table(s)). --sweep also times the kernels'
- * tuning knobs (rows per strip, look-back bound, block size) at each size. */
+ * tuning knobs (rows per strip, look-back bound, block size) at each size
+ * up to 8K; --profile only launches each algorithm a few times (for ncu). */
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -27,6 +29,8 @@
 #endif
 
 namespace {
+
+bool sweep_multi_only = false;
 
 struct Size { int w, h; };
 
@@ -55,6 +59,9 @@ make_input (int w, int h, bool constant)
   BENCH_CHECK (cudaMalloc (&im.dev, im.host.size ()));
   BENCH_CHECK (cudaMemcpy (im.dev, im.host.data (), im.host.size (),
           cudaMemcpyHostToDevice));
+  /* a pageable cudaMemcpy may return before its DMA is done, and the timed
+   * work runs on a non-blocking stream */
+  BENCH_CHECK (cudaDeviceSynchronize ());
   return im;
 }
 
@@ -401,40 +408,43 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
   if (sweep) {
     printf ("-- sweep at %s (u32): TH = rows per strip, K = look-back bound, "
         "NT = threads per block cap\n", sz.c_str ());
-    const int ths[] = { 8, 16, 24, 32, 48, 64 };
-    const int ks[] = { 4, 8, 16, 32, 64 };
+    const int ths_single[] = { 8, 16, 24, 32 };
+    const int ths_multi[] = { 4, 8, 12, 16, 24, 32 };
+    const int ks[] = { 8, 16, 32, 64 };
     const int nts[] = { 256, 512 };
     const double b = bytes_moved (s, cip::SatType::u32, false);
+    auto one = [&] (const cip::detail::SatTuning &tu, cip::SatAlgorithm a,
+        const std::string &name) {
+      cip::detail::sat_set_tuning (tu);
+      bench::Timing t = time_ours (cx, im, cip::SatType::u32, false, a, ref32,
+          sz + " " + name);
+      Row r { sz, name, t.median_ms, b / (t.median_ms * 1e6),
+        100.0 * floor32 / t.median_ms, npp_ms > 0 ? npp_ms / t.median_ms : 0 };
+      emit (cx, r, input, floor32, bench::kv ("sweep", 1.0) + ", " +
+          bench::kv ("config", config_string (s, cip::SatType::u32, false, a)));
+    };
     for (int nt : nts) {
       if (nt == 256 && s.w < 4096)
         continue;               /* same block either way */
-      for (int th : ths) {
+      for (int th : ths_multi) {
+        cip::detail::SatTuning tu;
+        tu.th_multi = th;
+        tu.max_threads = nt;
+        one (tu, cip::SatAlgorithm::multi_pass, "sweep multi TH=" +
+            std::to_string (th) + " NT<=" + std::to_string (nt));
+      }
+      for (int th : ths_single)
         for (int k : ks) {
+          if (sweep_multi_only)
+            break;
           cip::detail::SatTuning tu;
           tu.th_single = th;
           tu.lookback = k;
           tu.max_threads = nt;
-          cip::detail::sat_set_tuning (tu);
-          const std::string name = "sweep single TH=" + std::to_string (th) +
-              " K=" + std::to_string (k) + " NT<=" + std::to_string (nt);
-          bench::Timing t = time_ours (cx, im, cip::SatType::u32, false,
-              cip::SatAlgorithm::single_pass, ref32, sz + " " + name);
-          Row r { sz, name, t.median_ms, b / (t.median_ms * 1e6),
-            100.0 * floor32 / t.median_ms, npp_ms > 0 ? npp_ms / t.median_ms : 0 };
-          emit (cx, r, input, floor32, bench::kv ("sweep", 1.0));
+          one (tu, cip::SatAlgorithm::single_pass, "sweep single TH=" +
+              std::to_string (th) + " K=" + std::to_string (k) + " NT<=" +
+              std::to_string (nt));
         }
-        cip::detail::SatTuning tu;
-        tu.th_multi = th;
-        tu.max_threads = nt;
-        cip::detail::sat_set_tuning (tu);
-        const std::string name = "sweep multi TH=" + std::to_string (th) +
-            " NT<=" + std::to_string (nt);
-        bench::Timing t = time_ours (cx, im, cip::SatType::u32, false,
-            cip::SatAlgorithm::multi_pass, ref32, sz + " " + name);
-        Row r { sz, name, t.median_ms, b / (t.median_ms * 1e6),
-          100.0 * floor32 / t.median_ms, npp_ms > 0 ? npp_ms / t.median_ms : 0 };
-        emit (cx, r, input, floor32, bench::kv ("sweep", 1.0));
-      }
     }
     cip::detail::sat_set_tuning (cip::detail::SatTuning ());
   }
@@ -448,10 +458,15 @@ main (int argc, char **argv)
 {
   Context cx;
   cx.args = bench::parse_args (argc, argv);
-  bool sweep = false;
-  for (int i = 1; i < argc; i++)
+  bool sweep = false, profile = false;
+  for (int i = 1; i < argc; i++) {
     if (!strcmp (argv[i], "--sweep"))
       sweep = true;
+    else if (!strcmp (argv[i], "--profile"))
+      profile = true;
+    else if (!strcmp (argv[i], "--sweep-multi"))
+      sweep = sweep_multi_only = true;
+  }
   bench::JsonLines json (cx.args.json);
   cx.json = &json;
   cx.runs = cx.args.quick ? std::min (cx.args.runs, 20) :
@@ -469,11 +484,34 @@ main (int argc, char **argv)
   std::vector<Size> sizes = { {1920, 1080}, {3840, 2160} };
   if (!cx.args.quick) {
     sizes.push_back ({7680, 4320});
-    sizes.push_back ({16384, 16384});
+    if (!sweep)
+      sizes.push_back ({16384, 16384});
+  }
+  if (profile) {
+    /* a few plain launches of each algorithm, for ncu / nsys */
+    for (const Size &s : sizes) {
+      Image im = make_input (s.w, s.h, false);
+      Table sum (s.w, s.h, 4);
+      ensure_ws (cx, cip::integral_workspace_bytes (s.w, s.h, cip::SatType::u32,
+              false));
+      cip::SatDest d;
+      d.sum = sum.dev;
+      d.sum_pitch = sum.pitch;
+      for (cip::SatAlgorithm a : { cip::SatAlgorithm::single_pass,
+              cip::SatAlgorithm::multi_pass })
+        for (int k = 0; k < 3; k++)
+          if (cip::integral (dev_view (im), cip::SatType::u32, d, cx.ws,
+                  cx.ws_bytes, cx.stream, a) != cip::Status::ok)
+            return 2;
+      BENCH_CHECK (cudaStreamSynchronize (cx.stream));
+      BENCH_CHECK (cudaFree (im.dev));
+    }
+    return 0;
   }
   for (const Size &s : sizes)
-    bench_size (cx, s, false, s.w == 3840, sweep);
-  bench_size (cx, {3840, 2160}, true, false, false);
+    bench_size (cx, s, false, s.w == 3840 && !sweep, sweep);
+  if (!sweep)
+    bench_size (cx, {3840, 2160}, true, false, false);
   if (cx.ws)
     cudaFree (cx.ws);
   cudaStreamDestroy (cx.stream);

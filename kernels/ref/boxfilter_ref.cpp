@@ -13,8 +13,8 @@ namespace cip {
 
 /* BoxAlgorithm::automatic: the direct kernel up to this radius (both
  * directions), the SAT one above, as measured by bench/boxfilter on an H200
- * (3840x2160: direct 0.020-0.043 ms for r = 1..16 against 0.09 ms for SAT +
- * gather). With a precomputed SAT only the gather remains (0.03 ms), which
+ * (3840x2160: direct 0.023-0.044 ms for r = 1..16 against 0.075 ms for SAT +
+ * gather). With a precomputed SAT only the gather remains (0.027 ms), which
  * the direct kernel beats up to about r = 4. */
 static constexpr int direct_auto_max_radius = boxfilter_direct_max_radius;
 static constexpr int direct_auto_max_radius_with_sat = 4;

@@ -23,8 +23,9 @@ constexpr unsigned kFull = 0xffffffffu;
 /* ---- SAT gather ----------------------------------------------------------
  * A warp walks along one output row, 256 outputs per step (8 per lane), up to
  * kGatherMaxSteps steps (fewer on small frames, so that there are enough
- * blocks to fill the GPU); a block is 8 warps on 8 rows. For its 8 outputs at x a
- * lane needs SAT columns x-rx .. x-rx+7 and x+rx+1 .. x+rx+8 of two rows:
+ * blocks to fill the GPU); a block is 8 warps on 8 rows. For its 8 outputs
+ * at x a lane needs SAT columns x-rx .. x-rx+7 and x+rx+1 .. x+rx+8 of two
+ * rows:
  * two or three aligned 16-byte loads per row and side (the third overlaps the
  * next lane's first and comes from L1; cheaper than shuffles, measured). All
  * loads of a step are issued before the first is used; walking along the row
@@ -407,8 +408,19 @@ struct DirectParams {
   int tile_rows;                /* TH + 2 * (largest ry) */
 };
 
+/* Blocks per SM the short-tile kernel is register-limited for: a full SM
+ * (2048 threads on sm_80 and sm_90, 1536 on sm_86/89, 1024 on sm_75). */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 800 || __CUDA_ARCH__ >= 900
+#define CIP_BOX_DIRECT_BLOCKS 8
+#elif __CUDA_ARCH__ >= 860
+#define CIP_BOX_DIRECT_BLOCKS 6
+#else
+#define CIP_BOX_DIRECT_BLOCKS 4
+#endif
+
 template <int TH, int MAX_RY>
-__global__ void __launch_bounds__ (kDirThreads, TH == kDirTileHSmall ? 8 : 4)
+__global__ void __launch_bounds__ (kDirThreads,
+    TH == kDirTileHSmall ? CIP_BOX_DIRECT_BLOCKS : 4)
 box_direct (const __grid_constant__ DirectParams P)
 {
   constexpr int kRowsPerWarp = TH / kDirWarps;

@@ -26,14 +26,15 @@
  * meaning its `above` vector is in the workspace; strip 0's is zero) and, after
  * `lookback` aggregates, waits for a prefix instead of reading further. It
  * then publishes its own `above` (flag P) and writes its rows, re-reading its
- * input from L2. The last block to finish resets ticket, counter and flags.
+ * input (from L2 while it still holds it: at 16384^2 it does not). The last
+ * block to finish resets ticket, counter and flags.
  *
  * multi_pass: the same device code in three launches: aggregates, a column
  * scan of the aggregates over strips, then the output rows.
  *
  * Workspace (offsets in bytes, regions 256-aligned):
  *   [0, 256)              ticket, done counter
- *   [256, 256 + 4*8192)   flags, one per strip (0 none, 1 agg, 2 prefix)
+ *   [256, 256 + 4*16384)  flags, one per strip (0 none, 1 agg, 2 prefix)
  *   agg[strips][wp]       u16 strip column sums (wp = width rounded to 64)
  *   above[strips][wp]     u32 column sums above each strip
  *   aggq, aboveq          u32, the same for squares when squared
@@ -52,22 +53,31 @@
 
 /* Tuning (the bench sweeps these through detail::sat_set_tuning or -D). */
 #ifndef CIP_SAT_TH_SINGLE
-#define CIP_SAT_TH_SINGLE 16      /* rows per strip, single_pass */
+#define CIP_SAT_TH_SINGLE 0       /* rows per strip, single_pass (0: by size) */
 #endif
 #ifndef CIP_SAT_TH_MULTI
 #define CIP_SAT_TH_MULTI 0        /* rows per strip, multi_pass (0: by size) */
 #endif
 #ifndef CIP_SAT_LOOKBACK
-#define CIP_SAT_LOOKBACK 16       /* aggregates summed before waiting on a prefix */
+#define CIP_SAT_LOOKBACK 32       /* aggregates summed before waiting on a prefix */
 #endif
 #ifndef CIP_SAT_MAX_THREADS
 #define CIP_SAT_MAX_THREADS 512   /* threads per block cap (128, 256, 512) */
 #endif
 #ifndef CIP_SAT_BATCH_A
-#define CIP_SAT_BATCH_A 4         /* rows loaded per step of the aggregate pass */
+#define CIP_SAT_BATCH_A 8         /* rows loaded per step of the aggregate pass */
 #endif
 #ifndef CIP_SAT_BATCH_C
 #define CIP_SAT_BATCH_C 2         /* rows per __syncthreads in the output pass */
+#endif
+#ifndef CIP_SAT_PDL
+#define CIP_SAT_PDL 1             /* multi_pass: programmatic dependent launch */
+#endif
+#ifndef CIP_SAT_PREFETCH_MULTI
+#define CIP_SAT_PREFETCH_MULTI 1    /* output pass loads the next rows early */
+#endif
+#ifndef CIP_SAT_PREFETCH_SINGLE
+#define CIP_SAT_PREFETCH_SINGLE 0
 #endif
 #ifndef CIP_SAT_THREADS_PER_SM
 #define CIP_SAT_THREADS_PER_SM 1024  /* occupancy the register budget aims at */
@@ -88,17 +98,17 @@ namespace {
 using u64 = unsigned long long;
 
 constexpr int kCols = 16;                 /* columns per thread */
-constexpr int kThMin = 8, kThMax = 128;   /* strip heights allowed */
+constexpr int kThMin = 4, kThMax = 128;   /* strip heights allowed */
 constexpr int kMaxStrips = (detail::kSatMaxSide + kThMin - 1) / kThMin;
 constexpr size_t kCtlBytes = 256;
 constexpr size_t kFlagsOffset = kCtlBytes;
 constexpr size_t kDataOffset = kFlagsOffset + sizeof (uint32_t) * kMaxStrips;
 constexpr uint32_t kFlagAgg = 1, kFlagPrefix = 2;
-constexpr int kBatchA = CIP_SAT_BATCH_A;
+constexpr int kBatchA = CIP_SAT_BATCH_A;        /* with squares: half */
 constexpr int kBatchC = CIP_SAT_BATCH_C;
 constexpr int kLookbackUnroll = CIP_SAT_LOOKBACK_UNROLL;
-static_assert (kThMin % kBatchA == 0 && kThMin % kBatchC == 0,
-    "strip heights must be multiples of the batches");
+static_assert (kThMin % kBatchC == 0,
+    "strip heights must be multiples of the output batch");
 static_assert (kThMax * 255 <= 65535, "strip column sums must fit in u16");
 
 struct SatParams {
@@ -120,6 +130,17 @@ struct SatParams {
   uint32_t *aboveq;
   size_t wp;                  /* elements per workspace vector */
 };
+
+/* With programmatic dependent launch (sm_90+), a kernel of the multi-pass
+ * chain starts while its predecessor drains; it must wait here before it
+ * reads what the predecessor wrote. A no-op without PDL or before sm_90. */
+__device__ __forceinline__ void
+wait_for_previous_kernel ()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile ("griddepcontrol.wait;" : : : "memory");
+#endif
+}
 
 /* ---------------------------------------------------------------- loads */
 
@@ -236,14 +257,15 @@ strip_aggregate (const SatParams &p, int strip)
       continue;
     uint32_t c2[8] = { };         /* columns (2k, 2k+1) as two u16 lanes */
     uint32_t cq[SQ ? kCols : 1] = { };
-    for (int r = 0; r < rows; r += kBatchA) {
-      uint4 v[kBatchA];
+    constexpr int BA = SQ ? std::max (1, kBatchA / 2) : kBatchA;
+    for (int r = 0; r < rows; r += BA) {
+      uint4 v[BA];
 #pragma unroll
-      for (int k = 0; k < kBatchA; k++)
+      for (int k = 0; k < BA; k++)
         v[k] = r + k < rows ? load_px16 (p, y0 + r + k, x0)
             : make_uint4 (0, 0, 0, 0);
 #pragma unroll
-      for (int k = 0; k < kBatchA; k++) {
+      for (int k = 0; k < BA; k++) {
         const uint32_t w[4] = { v[k].x, v[k].y, v[k].z, v[k].w };
 #pragma unroll
         for (int q = 0; q < 4; q++) {
@@ -497,7 +519,7 @@ stage_bytes ()
 /* Writes the strip's rows of segment s. c / cq hold the column sums above the
  * strip for the thread's 16 columns on entry and are advanced row by row.
  * buf / cb carry the double-buffer indices across segments. */
-template <int NT, typename T, bool SQ>
+template <int NT, typename T, bool SQ, bool PREFETCH>
 __device__ void
 strip_output (const SatParams &p, int strip, int s, uint32_t (&c)[kCols],
     uint32_t (&cq)[kCols], OutSmem<NT, T, SQ> &sm, uint4 *stage, int &buf,
@@ -523,12 +545,24 @@ strip_output (const SatParams &p, int strip, int s, uint32_t (&c)[kCols],
       ctotq += cq[m];
   }
 
+  /* PREFETCH: the next batch of rows is loaded while this one is scanned
+   * and written (8 more registers) */
+  uint4 vn[kBatchC];
+#pragma unroll
+  for (int k = 0; k < kBatchC; k++)
+    vn[k] = PREFETCH && active && k < rows ? load_px16 (p, y0 + k, x0)
+        : make_uint4 (0, 0, 0, 0);
   for (int rb = 0; rb < rows; rb += kBatchC) {
     uint4 v[kBatchC];
 #pragma unroll
-    for (int k = 0; k < kBatchC; k++)
-      v[k] = active && rb + k < rows ? load_px16 (p, y0 + rb + k, x0)
+    for (int k = 0; k < kBatchC; k++) {
+      const int r = rb + (PREFETCH ? kBatchC : 0) + k;
+      const uint4 nv = active && r < rows ? load_px16 (p, y0 + r, x0)
           : make_uint4 (0, 0, 0, 0);
+      v[k] = PREFETCH ? vn[k] : nv;
+      if (PREFETCH)
+        vn[k] = nv;
+    }
     T tot[kBatchC], inc[kBatchC];
     u64 totq[kBatchC], incq[kBatchC];
 #pragma unroll
@@ -683,7 +717,8 @@ sat_single_pass (const SatParams p)
           c[m] = cq[m] = 0;
       }
     }
-    strip_output<NT, T, SQ> (p, i, s, c, cq, sm, stage, buf, cb);
+    strip_output<NT, T, SQ, CIP_SAT_PREFETCH_SINGLE> (p, i, s, c, cq, sm,
+        stage, buf, cb);
   }
 
   /* 4. the last block to finish leaves the workspace ready for the next call */
@@ -709,8 +744,47 @@ sat_aggregate (const SatParams p)
 }
 
 /* above_i = agg_0 + ... + agg_(i-1) for i = 1 .. strips-1. A block covers 64
- * columns (2 per lane) and splits the strips among its 8 warps. */
-constexpr int kScanWarps = 8;
+ * columns (2 per lane) and splits the strips among its 32 warps; each warp
+ * loads its strips 8 at a time, so the scan costs a few L2 round trips. */
+constexpr int kScanWarps = 32;
+constexpr int kScanBatch = 8;
+
+template <bool SQ, bool STORE>
+__device__ __forceinline__ void
+scan_chunk (const SatParams &p, int x, int j0, int j1, uint2 &s, uint2 &sq)
+{
+  for (int j = j0; j < j1; j += kScanBatch) {
+    uint32_t a[kScanBatch];
+    uint2 b[kScanBatch];
+#pragma unroll
+    for (int k = 0; k < kScanBatch; k++) {
+      if (j + k < j1) {
+        a[k] = __ldcg (reinterpret_cast<const uint32_t *> (p.agg +
+                (size_t) (j + k) * p.wp + x));
+        if (SQ)
+          b[k] = __ldcg (reinterpret_cast<const uint2 *> (p.aggq +
+                  (size_t) (j + k) * p.wp + x));
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kScanBatch; k++) {
+      if (j + k < j1) {
+        s.x += a[k] & 0xffffu;
+        s.y += a[k] >> 16;
+        if (STORE)
+          __stcg (reinterpret_cast<uint2 *> (p.above + (size_t) (j + k + 1) *
+                  p.wp + x), s);
+        if (SQ) {
+          sq.x += b[k].x;
+          sq.y += b[k].y;
+          if (STORE)
+            __stcg (reinterpret_cast<uint2 *> (p.aboveq + (size_t) (j + k + 1) *
+                    p.wp + x), sq);
+        }
+      }
+    }
+  }
+}
 
 template <bool SQ>
 __global__ void __launch_bounds__ (32 * kScanWarps)
@@ -725,20 +799,36 @@ sat_column_scan (const SatParams p)
   const int j0 = min (m, g * chunk), j1 = min (m, j0 + chunk);
   const bool act = x < p.w16;
   uint2 s = make_uint2 (0, 0), sq = make_uint2 (0, 0);
-  if (act) {
-#pragma unroll 4
-    for (int j = j0; j < j1; j++) {
-      const uint32_t a = __ldcg (reinterpret_cast<const uint32_t *> (p.agg +
-              (size_t) j * p.wp + x));
-      s.x += a & 0xffffu;
-      s.y += a >> 16;
-      if (SQ) {
-        const uint2 b = __ldcg (reinterpret_cast<const uint2 *> (p.aggq +
-                (size_t) j * p.wp + x));
-        sq.x += b.x;
-        sq.y += b.y;
+  wait_for_previous_kernel ();
+  /* short chunks (up to kScanBatch strips a warp) stay in registers between
+   * the two halves of the scan: one L2 round trip less */
+  const bool in_regs = chunk <= kScanBatch;
+  uint32_t ra[kScanBatch];
+  uint2 rb[kScanBatch];
+  if (act && in_regs) {
+#pragma unroll
+    for (int k = 0; k < kScanBatch; k++) {
+      ra[k] = 0;
+      rb[k] = make_uint2 (0, 0);
+      if (j0 + k < j1) {
+        ra[k] = __ldcg (reinterpret_cast<const uint32_t *> (p.agg +
+                (size_t) (j0 + k) * p.wp + x));
+        if (SQ)
+          rb[k] = __ldcg (reinterpret_cast<const uint2 *> (p.aggq +
+                  (size_t) (j0 + k) * p.wp + x));
       }
     }
+#pragma unroll
+    for (int k = 0; k < kScanBatch; k++) {
+      s.x += ra[k] & 0xffffu;
+      s.y += ra[k] >> 16;
+      if (SQ) {
+        sq.x += rb[k].x;
+        sq.y += rb[k].y;
+      }
+    }
+  } else if (act) {
+    scan_chunk<SQ, false> (p, x, j0, j1, s, sq);
   }
   part[g][lane] = s;
   if (SQ)
@@ -756,20 +846,23 @@ sat_column_scan (const SatParams p)
       sq.y += partq[h][SQ ? lane : 0].y;
     }
   }
-#pragma unroll 4
-  for (int j = j0; j < j1; j++) {
-    const uint32_t a = __ldcg (reinterpret_cast<const uint32_t *> (p.agg +
-            (size_t) j * p.wp + x));
-    s.x += a & 0xffffu;
-    s.y += a >> 16;
-    __stcg (reinterpret_cast<uint2 *> (p.above + (size_t) (j + 1) * p.wp + x), s);
-    if (SQ) {
-      const uint2 b = __ldcg (reinterpret_cast<const uint2 *> (p.aggq +
-              (size_t) j * p.wp + x));
-      sq.x += b.x;
-      sq.y += b.y;
-      __stcg (reinterpret_cast<uint2 *> (p.aboveq + (size_t) (j + 1) * p.wp + x),
-          sq);
+  if (!in_regs) {
+    scan_chunk<SQ, true> (p, x, j0, j1, s, sq);
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < kScanBatch; k++) {
+    if (j0 + k < j1) {
+      s.x += ra[k] & 0xffffu;
+      s.y += ra[k] >> 16;
+      __stcg (reinterpret_cast<uint2 *> (p.above + (size_t) (j0 + k + 1) *
+              p.wp + x), s);
+      if (SQ) {
+        sq.x += rb[k].x;
+        sq.y += rb[k].y;
+        __stcg (reinterpret_cast<uint2 *> (p.aboveq + (size_t) (j0 + k + 1) *
+                p.wp + x), sq);
+      }
     }
   }
 }
@@ -786,6 +879,7 @@ sat_output (const SatParams p)
   init_carries (sm, p.th);
   if (i == 0)
     write_row0<T, SQ> (p, tid, NT);
+  wait_for_previous_kernel ();
   __syncthreads ();
   int buf = 0, cb = 0;
   uint32_t c[kCols], cq[kCols];
@@ -800,7 +894,8 @@ sat_output (const SatParams p)
       for (int m = 0; m < kCols; m++)
         c[m] = cq[m] = 0;
     }
-    strip_output<NT, T, SQ> (p, i, s, c, cq, sm, stage, buf, cb);
+    strip_output<NT, T, SQ, CIP_SAT_PREFETCH_MULTI> (p, i, s, c, cq, sm, stage,
+        buf, cb);
   }
 }
 
@@ -831,11 +926,20 @@ threads_for (int width, int cap)
   return cap;
 }
 
+/* Defaults from bench/integral --sweep on an H200 (132 SMs): TH 8 at 1080p,
+ * 12 at UHD, 24 at 8K; 16 measured at 16384^2 (fewer strips cost workspace
+ * and a longer column scan, more cost parallelism). */
 int
 default_th_multi (int width, int height)
 {
-  /* enough strips to fill the machine at small frames */
-  return (int64_t) width * height <= 4200000 ? 8 : 16;
+  const int64_t px = (int64_t) width * height;
+  return px <= 2500000 ? 8 : px <= 9000000 ? 12 : px <= 40000000 ? 24 : 16;
+}
+
+int
+default_th_single (int width, int height)
+{
+  return (int64_t) width * height <= 9000000 ? 16 : 32;
 }
 
 struct Layout {
@@ -915,7 +1019,9 @@ sat_config (int width, int height, SatType type, bool squared,
     cap = 256;
   c.threads = threads_for (std::max (width, 1), cap);
   if (algo == SatAlgorithm::single_pass) {
-    c.th = clamp_th (g_tuning.th_single > 0 ? g_tuning.th_single : CIP_SAT_TH_SINGLE);
+    const int th = g_tuning.th_single > 0 ? g_tuning.th_single :
+        CIP_SAT_TH_SINGLE > 0 ? CIP_SAT_TH_SINGLE : default_th_single (width, height);
+    c.th = clamp_th (th);
   } else {
     const int th = g_tuning.th_multi > 0 ? g_tuning.th_multi :
         CIP_SAT_TH_MULTI > 0 ? CIP_SAT_TH_MULTI : default_th_multi (width, height);
@@ -930,16 +1036,23 @@ sat_config (int width, int height, SatType type, bool squared,
 
 }  // namespace detail
 
-/* The choice of SatAlgorithm::automatic. Placeholder until bench/integral has
- * run on the target GPU: the multi-pass scheme (three launches, no chain of
- * strips) for frames up to about 1080p, the single-pass one above. The bench
- * prints both per size; update the threshold from its numbers. */
+/* The choice of SatAlgorithm::automatic, from bench/integral on an H200
+ * (u32, median of 100 runs; NPP nppiIntegral_8u32s 0.072 / 0.250 / 1.04 /
+ * 9.10 ms):
+ *              1920x1080   3840x2160   7680x4320   16384x16384
+ *   multi_pass   0.020       0.025       0.076       0.511 ms
+ *   single_pass  0.035       0.042       0.105       0.849 ms
+ * The single-pass kernel is bound by its chain of strips (each strip waits
+ * for a prefix of the strips above it) at every size measured, so
+ * multi_pass is picked everywhere. Re-run the bench (--sweep) after changing
+ * either kernel or on another GPU, and update this. */
 SatAlgorithm
 integral_pick (int width, int height, SatType type)
 {
+  (void) width;
+  (void) height;
   (void) type;
-  return (int64_t) width * height <= 1920 * 1088 ? SatAlgorithm::multi_pass
-      : SatAlgorithm::single_pass;
+  return SatAlgorithm::multi_pass;
 }
 
 size_t
@@ -971,17 +1084,47 @@ integral_workspace_init (void *d_ws, size_t ws_bytes, Stream stream)
 
 namespace {
 
+/* pdl: may start before the previous kernel on the stream has finished (it
+ * calls wait_for_previous_kernel() before reading that kernel's results). */
 template <typename K>
 Status
 launch (K kernel, int grid, int threads, size_t smem, cudaStream_t stream,
-    const SatParams &p, const char *what)
+    const SatParams &p, const char *what, bool pdl = false)
 {
   if (smem > 48 * 1024)
     CIP_CUDA_TRY (cudaFuncSetAttribute (kernel,
             cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
-  kernel<<<grid, threads, smem, stream>>> (p);
+  cudaLaunchConfig_t cfg = { };
+  cfg.gridDim = dim3 ((unsigned) grid);
+  cfg.blockDim = dim3 ((unsigned) threads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = pdl ? 1 : 0;
+  CIP_CUDA_TRY (cudaLaunchKernelEx (&cfg, kernel, p));
   CIP_LAUNCH_CHECK (stream, what);
   return Status::ok;
+}
+
+/* Programmatic dependent launch needs sm_90; CIP_SAT_PDL=0 turns it off. */
+bool
+pdl_supported ()
+{
+#if CIP_SAT_PDL
+  int dev = 0, major = 0;
+  if (cudaGetDevice (&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, dev)
+      != cudaSuccess) {
+    cudaGetLastError ();
+    return false;
+  }
+  return major >= 9;
+#else
+  return false;
+#endif
 }
 
 template <int NT, typename T, bool SQ>
@@ -996,14 +1139,15 @@ run_sat (const SatParams &p, SatAlgorithm algo, cudaStream_t stream)
       "sat_aggregate");
   if (st != Status::ok)
     return st;
+  const bool pdl = pdl_supported ();
   if (p.strips > 1) {
     st = launch (sat_column_scan<SQ>, (p.w16 + 63) / 64, 32 * kScanWarps, 0,
-        stream, p, "sat_column_scan");
+        stream, p, "sat_column_scan", pdl);
     if (st != Status::ok)
       return st;
   }
   return launch (sat_output<NT, T, SQ>, p.strips, NT, smem, stream, p,
-      "sat_output");
+      "sat_output", pdl);
 }
 
 template <typename T, bool SQ>

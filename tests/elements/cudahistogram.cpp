@@ -292,6 +292,8 @@ struct Run {
   ~Run ()
   {
     gst_harness_teardown (h);
+    /* queued messages hold refs to the elements, which hold the bus */
+    gst_bus_set_flushing (bus, TRUE);
     gst_object_unref (bus);
   }
   void caps (const GstVideoInfo * info, bool cuda = false)

@@ -158,35 +158,6 @@ check_table (const HostTable &t, const std::vector<uint64_t> &want,
   return true;
 }
 
-/* Byte-exact comparison of two tables' (W+1) x (H+1) elements and of the
- * first one's padding (must still be 0xAB). */
-bool
-same_table (const HostTable &got, const HostTable &want, const std::string &what)
-{
-  const size_t row = ((size_t) got.w + 1) * got.es;
-  for (int y = 0; y <= got.h; y++) {
-    const uint8_t *a = got.bytes.data () + (size_t) y * got.pitch;
-    const uint8_t *b = want.bytes.data () + (size_t) y * want.pitch;
-    if (memcmp (a, b, row) != 0) {
-      for (int x = 0; x <= got.w; x++)
-        if (got.at (x, y) != want.at (x, y)) {
-          fprintf (stderr, "FAIL %s: first mismatch at (x=%d, y=%d): got %"
-              PRIu64 ", want %" PRIu64 "\n", what.c_str (), x, y,
-              got.at (x, y), want.at (x, y));
-          break;
-        }
-      return false;
-    }
-    for (size_t k = row; k < got.pitch; k++)
-      if (a[k] != 0xAB) {
-        fprintf (stderr, "FAIL %s: padding byte %zu of row %d was written\n",
-            what.c_str (), k, y);
-        return false;
-      }
-  }
-  return true;
-}
-
 std::string
 case_name (int w, int h, Content c, const Chan &ch, PitchMode pm,
     const Variant &v)
@@ -393,6 +364,35 @@ GST_END_TEST;
 
 #ifdef HAVE_CUDA
 
+/* Byte-exact comparison of two tables' (W+1) x (H+1) elements and of the
+ * first one's padding (must still be 0xAB). */
+bool
+same_table (const HostTable &got, const HostTable &want, const std::string &what)
+{
+  const size_t row = ((size_t) got.w + 1) * got.es;
+  for (int y = 0; y <= got.h; y++) {
+    const uint8_t *a = got.bytes.data () + (size_t) y * got.pitch;
+    const uint8_t *b = want.bytes.data () + (size_t) y * want.pitch;
+    if (memcmp (a, b, row) != 0) {
+      for (int x = 0; x <= got.w; x++)
+        if (got.at (x, y) != want.at (x, y)) {
+          fprintf (stderr, "FAIL %s: first mismatch at (x=%d, y=%d): got %"
+              PRIu64 ", want %" PRIu64 "\n", what.c_str (), x, y,
+              got.at (x, y), want.at (x, y));
+          break;
+        }
+      return false;
+    }
+    for (size_t k = row; k < got.pitch; k++)
+      if (a[k] != 0xAB) {
+        fprintf (stderr, "FAIL %s: padding byte %zu of row %d was written\n",
+            what.c_str (), k, y);
+        return false;
+      }
+  }
+  return true;
+}
+
 #define CUDA_OK(call)                                                       \
   do {                                                                      \
     cudaError_t e_ = (call);                                                \
@@ -427,7 +427,7 @@ ensure_workspace ()
   CUDA_OK (cudaMalloc (&g_ws.ptr, need));
   g_ws.bytes = need;
   /* garbage everywhere, then the documented initialization */
-  CUDA_OK (cudaMemset (g_ws.ptr, 0x5C, need));
+  CUDA_OK (cudaMemsetAsync (g_ws.ptr, 0x5C, need, g_ws.stream));
   fail_unless (cip::integral_workspace_init (g_ws.ptr, g_ws.bytes,
           g_ws.stream) == cip::Status::ok);
   CUDA_OK (cudaStreamSynchronize (g_ws.stream));
@@ -461,9 +461,11 @@ gpu_case (const HostImage &img, int channel, const Variant &v,
     fprintf (stderr, "FAIL %s: cudaMalloc\n", what.c_str ());
     return false;
   }
+  /* everything in the one (non-blocking) stream: a cudaMemcpy from pageable
+   * memory may return before its DMA is done and does not order with it */
   cudaStream_t st = g_ws.stream;
-  bool ok = cudaMemcpy (dsrc.p, img.bytes.data (), img.bytes.size (),
-      cudaMemcpyHostToDevice) == cudaSuccess;
+  bool ok = cudaMemcpyAsync (dsrc.p, img.bytes.data (), img.bytes.size (),
+      cudaMemcpyHostToDevice, st) == cudaSuccess;
   ok = ok && cudaMemsetAsync (dsum.p, 0xAB, dsum.n, st) == cudaSuccess;
   if (v.sq)
     ok = ok && cudaMemsetAsync (dsq.p, 0xAB, dsq.n, st) == cudaSuccess;
@@ -627,7 +629,7 @@ GST_START_TEST (test_gpu_fresh_workspace_and_wrap)
     const size_t bytes = cip::integral_workspace_bytes (w, h, v.type, v.sq);
     void *ws = nullptr;
     CUDA_OK (cudaMalloc (&ws, bytes));
-    CUDA_OK (cudaMemset (ws, 0x77, bytes));
+    CUDA_OK (cudaMemsetAsync (ws, 0x77, bytes, g_ws.stream));
     fail_unless (cip::integral_workspace_init (ws, bytes, g_ws.stream) ==
         cip::Status::ok);
     void *saved = g_ws.ptr;
@@ -690,12 +692,13 @@ GST_START_TEST (test_gpu_workspace_reuse_burst)
     j.sum = new DeviceBuffer (j.want->sum.bytes.size ());
     j.sq = new DeviceBuffer (j.v.sq ? j.want->sq.bytes.size () : 0);
     fail_unless (j.src->p && j.sum->p && j.sq->p, "cudaMalloc");
-    CUDA_OK (cudaMemcpy (j.src->p, j.img.bytes.data (), j.img.bytes.size (),
-            cudaMemcpyHostToDevice));
-    CUDA_OK (cudaMemset (j.sum->p, 0xAB, j.sum->n));
+    CUDA_OK (cudaMemcpyAsync (j.src->p, j.img.bytes.data (),
+            j.img.bytes.size (), cudaMemcpyHostToDevice, st));
+    CUDA_OK (cudaMemsetAsync (j.sum->p, 0xAB, j.sum->n, st));
     if (j.v.sq)
-      CUDA_OK (cudaMemset (j.sq->p, 0xAB, j.sq->n));
+      CUDA_OK (cudaMemsetAsync (j.sq->p, 0xAB, j.sq->n, st));
   }
+  CUDA_OK (cudaStreamSynchronize (st));
   for (Job &j : jobs) {
     cip::ImageView dv = j.img.view ();
     dv.data = static_cast<const uint8_t *> (j.src->p);

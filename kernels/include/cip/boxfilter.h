@@ -16,14 +16,21 @@
  * GPU algorithms (results are bit-identical; the CPU reference matches both):
  * - sat: a u32 summed area table of the plane (cip::integral, layout of
  *   integral.h) in the workspace, then one gather kernel for all planes of the
- *   call that reads 4 SAT taps per pixel (more at replicate borders: the
- *   clamped window is the inner rectangle plus its repeated edge rows, edge
- *   columns and corners, each a SAT rectangle weighted by its repeat count;
- *   uint32 wrap-around is exact because every window sum is < 2^32).
+ *   call that reads 4 SAT taps per pixel (16-byte vector loads, 8 outputs per
+ *   thread). At the frame's edges the clamped window is the inner rectangle
+ *   plus its repeated edge columns and rows, each a SAT rectangle weighted by
+ *   its repeat count; uint32 wrap-around is exact because every window sum
+ *   is < 2^32. Time does not depend on the radius.
  * - direct: one kernel for all planes, shared-memory tiles and separable sums
- *   straight from the 8-bit source; only for rx, ry <= boxfilter_direct_max_radius.
- * - automatic: boxfilter_pick() per plane, from the measurements of
- *   bench/boxfilter.
+ *   straight from the 8-bit source; only for rx, ry <=
+ *   boxfilter_direct_max_radius.
+ *   Its time grows with the radius, but up to 16 it is faster than computing
+ *   a SAT.
+ * - automatic: boxfilter_pick() per plane (direct up to radius 16, or up to 4
+ *   when the plane brings a SAT; sat above), from bench/boxfilter on an H200.
+ * Rounding: both use (sum + area/2) / area exactly; a constant area divides
+ * by multiply-high with a precomputed magic number, a varying one (clip, at
+ * the edges) by a float reciprocal with an integer correction step.
  * A plane may bring a precomputed u32 SAT of its source (e.g. from an upstream
  * element); the sat algorithm then uses it instead of computing one.
  *
@@ -34,10 +41,11 @@
  * packed plane too) and radius (the caller scales the radius of subsampled
  * chroma planes). The destination has the source's width and height.
  *
- * No in-place filtering: a destination must not overlap any source, any
- * precomputed SAT or the workspace of the call (checked on the address ranges
- * each spans; invalid_argument). Destinations of different planes may
- * interleave (channels of one packed plane) but must not share samples.
+ * No in-place filtering: source and destination must be different buffers.
+ * A destination must not overlap any source, any precomputed SAT or the
+ * workspace of the call (checked on the address ranges each spans:
+ * invalid_argument). Destinations of different planes may interleave
+ * (channels of one packed plane) but must not share samples.
  *
  * Example (3x3 image {0,0,0; 0,9,0; 0,0,0}, rx = ry = 1):
  *   clip:      { 2,2,2; 2,1,2; 2,2,2 }   (9/4 -> 2, 9/6 -> 2, 9/9 -> 1)
@@ -83,7 +91,8 @@ struct BoxPlane {
  * border or algorithm; planes without `sat` give an upper bound for any mix. */
 size_t boxfilter_workspace_bytes (const BoxPlane *planes, int n_planes);
 
-/* Prepares a freshly allocated workspace (once; asynchronous). After a failed
+/* Prepares a freshly allocated workspace (once; asynchronous on stream: a
+ * caller that then filters on another stream orders the two). After a failed
  * boxfilter() call, prepare it again. The workspace must be 256-byte aligned
  * (cudaMalloc's are). */
 Status boxfilter_workspace_init (void *d_ws, size_t ws_bytes, Stream stream);
@@ -94,9 +103,11 @@ BoxAlgorithm boxfilter_pick (const BoxPlane &plane);
 /* Filters n_planes (0 .. boxfilter_max_planes) planes on the GPU, asynchronous
  * on stream. Device pointers; d_ws / ws_bytes >= boxfilter_workspace_bytes()
  * of the same planes, prepared by boxfilter_workspace_init(). The direct
- * algorithm with a radius above boxfilter_direct_max_radius is unsupported.
- * Empty planes are skipped. One SAT launch sequence per plane that needs a
- * SAT, then one gather launch and/or one direct launch for all planes. */
+ * algorithm with a radius above boxfilter_direct_max_radius is unsupported,
+ * and so is the sat algorithm (without a precomputed SAT) for planes that
+ * cip::integral cannot serve. Empty planes are skipped. Launches: the SAT of
+ * each plane that needs one (cip::integral), then one gather launch and/or
+ * one direct launch for all planes. */
 Status boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border,
     void *d_ws, size_t ws_bytes, Stream stream,
     BoxAlgorithm algo = BoxAlgorithm::automatic);

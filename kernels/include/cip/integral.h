@@ -44,7 +44,8 @@ size_t integral_workspace_bytes (int width, int height, SatType type,
 
 /* Zeroes a freshly allocated workspace (once; asynchronous). integral() leaves
  * the workspace ready for the next call on success; after a failed call,
- * initialize it again. */
+ * initialize it again. A workspace serves one call at a time: calls that
+ * share one must be ordered (e.g. issued on one stream). */
 Status integral_workspace_init (void *d_ws, size_t ws_bytes, Stream stream);
 
 /* The algorithm SatAlgorithm::automatic runs for this size. */

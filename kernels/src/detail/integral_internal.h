@@ -22,8 +22,8 @@ constexpr int kSatMaxSide = 65535;
  * built-in default for the size). Process-wide, not thread-safe: set before
  * sizing workspaces and launching. */
 struct SatTuning {
-  int th_single = 0;     /* rows per strip, single_pass (multiple of 8, 8..128) */
-  int th_multi = 0;      /* rows per strip, multi_pass (multiple of 8, 8..128) */
+  int th_single = 0;     /* rows per strip, single_pass (multiple of 4, 4..128) */
+  int th_multi = 0;      /* rows per strip, multi_pass (multiple of 4, 4..128) */
   int lookback = 0;      /* aggregates summed before waiting on a prefix (1..1024) */
   int max_threads = 0;   /* threads per block cap: 128, 256 or 512 */
 };

@@ -33,10 +33,10 @@ __device__ __forceinline__ uint32_t
 spin_until_at_least (const uint32_t *flag, uint32_t want)
 {
   uint32_t v = ld_acquire_gpu (flag);
-  unsigned ns = 32;
+  unsigned ns = 16;
   while (v < want) {
     __nanosleep (ns);
-    if (ns < 512)
+    if (ns < 128)
       ns *= 2;
     v = ld_acquire_gpu (flag);
   }
