@@ -766,7 +766,9 @@ gst_cuda_imgproc_filter_acquire_aux (GstCudaImgprocFilter * self, guint slot,
     return TRUE;
   }
 #endif
-  if (!gst_buffer_map (buf, &p.map, GST_MAP_WRITE)) {
+  /* memory-level map, like the CUDA path: release_pending() unmaps both */
+  if (!gst_memory_map (gst_buffer_peek_memory (buf, 0), &p.map,
+          GST_MAP_WRITE)) {
     gst_buffer_unref (buf);
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Could not map memory"),
         (NULL));
