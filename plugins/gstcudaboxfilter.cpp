@@ -37,9 +37,7 @@
 
 #include "cip/boxfilter.h"
 
-#ifdef HAVE_GST_CUDA
-#include <gst/cuda/gstcudamemory.h>
-#endif
+#include "gstcudaimgproccuda.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_box_filter_debug);
 #define GST_CAT_DEFAULT gst_cuda_box_filter_debug

@@ -16,16 +16,8 @@
 
 #include <new>
 
+#include "gstcudaimgproccuda.h"
 #ifdef HAVE_GST_CUDA
-#if __has_include(<gst/cuda/gstcuda.h>)
-#include <gst/cuda/gstcuda.h>
-#else
-#include <gst/cuda/gstcudacontext.h>
-#include <gst/cuda/gstcudaloader.h>
-#include <gst/cuda/gstcudamemory.h>
-#include <gst/cuda/gstcudabufferpool.h>
-#include <gst/cuda/gstcudautils.h>
-#endif
 #include <cuda_runtime_api.h>
 #endif
 
@@ -832,27 +824,6 @@ fill_frame (GstCudaImgprocFrame * f, const GstVideoInfo * info,
   }
 }
 
-/* Bytes and rows a plane really spans (its components' extent). */
-static void
-plane_extent (const GstVideoInfo * info, guint plane, gsize * row_bytes,
-    guint * rows)
-{
-  const GstVideoFormatInfo *f = info->finfo;
-  *row_bytes = 0;
-  *rows = 0;
-  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
-    if (GST_VIDEO_FORMAT_INFO_PLANE (f, c) != plane)
-      continue;
-    gsize w = GST_VIDEO_INFO_COMP_WIDTH (info, c);
-    gsize ps = GST_VIDEO_FORMAT_INFO_PSTRIDE (f, c);
-    /* rounded up to whole pixels: includes the x of RGBx */
-    gsize end = w ? GST_ROUND_UP_N ((w - 1) * ps +
-        GST_VIDEO_FORMAT_INFO_POFFSET (f, c) + 1, ps) : 0;
-    *row_bytes = MAX (*row_bytes, end);
-    *rows = MAX (*rows, (guint) GST_VIDEO_INFO_COMP_HEIGHT (info, c));
-  }
-}
-
 static void
 release_pending (GstCudaImgprocFilterPrivate * priv)
 {
@@ -937,6 +908,27 @@ adopt_context (GstCudaImgprocFilter * self, GstCudaContext * ctx)
           cudaStreamNonBlocking), "creating a stream");
   gst_cuda_context_pop (NULL);
   return ok;
+}
+
+/* Bytes and rows a plane really spans (its components' extent). */
+static void
+plane_extent (const GstVideoInfo * info, guint plane, gsize * row_bytes,
+    guint * rows)
+{
+  const GstVideoFormatInfo *f = info->finfo;
+  *row_bytes = 0;
+  *rows = 0;
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
+    if (GST_VIDEO_FORMAT_INFO_PLANE (f, c) != plane)
+      continue;
+    gsize w = GST_VIDEO_INFO_COMP_WIDTH (info, c);
+    gsize ps = GST_VIDEO_FORMAT_INFO_PSTRIDE (f, c);
+    /* rounded up to whole pixels: includes the x of RGBx */
+    gsize end = w ? GST_ROUND_UP_N ((w - 1) * ps +
+        GST_VIDEO_FORMAT_INFO_POFFSET (f, c) + 1, ps) : 0;
+    *row_bytes = MAX (*row_bytes, end);
+    *rows = MAX (*rows, (guint) GST_VIDEO_INFO_COMP_HEIGHT (info, c));
+  }
 }
 
 static gboolean

@@ -1,8 +1,6 @@
 #include "gstcudaimgprocformat.h"
 
-#ifdef HAVE_GST_CUDA
-#include <gst/cuda/gstcudamemory.h>
-#endif
+#include "gstcudaimgproccuda.h"
 
 GstCaps *
 gst_cuda_imgproc_template_caps (void)

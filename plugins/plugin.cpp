@@ -5,14 +5,7 @@
 
 #include <gst/gst.h>
 
-#ifdef HAVE_GST_CUDA
-#if __has_include(<gst/cuda/gstcuda.h>)
-#include <gst/cuda/gstcuda.h>
-#else
-#include <gst/cuda/gstcudaloader.h>
-#include <gst/cuda/gstcudamemory.h>
-#endif
-#endif
+#include "gstcudaimgproccuda.h"
 
 #include "gstcudaboxfilter.h"
 #include "gstcudahistogram.h"
