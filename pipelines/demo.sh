@@ -7,6 +7,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/scripts/setup.sh" >&2
 export GST_PLUGIN_PATH="$build/plugins${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 
+if command -v nvidia-smi >/dev/null 2>&1 && gpu=$(nvidia-smi -L 2>/dev/null | head -n 1) && [ -n "$gpu" ]; then
+  echo "== running on the GPU (compute=auto): $gpu"
+else
+  echo "== no CUDA device: the elements run their CPU reference path (compute=auto)"
+fi
+echo
 echo "== cudaintegral: summed area table of every frame; the app reads the meta"
 echo "   and checks a rectangle sum against the frame's own pixels"
 "$build/pipelines/integral-rect" --frames 5 --width 1280 --height 720 --format NV12
