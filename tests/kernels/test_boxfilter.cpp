@@ -15,7 +15,7 @@
 #include "../../kernels/src/detail/boxfilter_math.h"
 
 #ifdef HAVE_CUDA
-#include <cuda_runtime.h>
+#include "testcuda.h"
 #endif
 
 using cip::BoxAlgorithm;
@@ -25,6 +25,9 @@ using cip::ImageView;
 using cip::Status;
 using testutil::Content;
 using testutil::HostImage;
+#ifdef HAVE_CUDA
+using testutil::DevBuf;
+#endif
 
 namespace {
 
@@ -574,35 +577,6 @@ GST_END_TEST;
 #ifdef HAVE_CUDA
 namespace {
 
-#define CUDA_OK(call)                                                      \
-  do {                                                                     \
-    cudaError_t e_ = (call);                                               \
-    fail_unless (e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString (e_)); \
-  } while (0)
-
-/* A device copy of a host byte buffer. */
-struct DevBuf {
-  uint8_t *p = nullptr;
-  size_t n = 0;
-  DevBuf () = default;
-  explicit DevBuf (size_t bytes) : n (bytes) {
-    CUDA_OK (cudaMalloc ((void **) &p, bytes ? bytes : 1));
-  }
-  DevBuf (const DevBuf &) = delete;
-  DevBuf &operator= (const DevBuf &) = delete;
-  ~DevBuf () { if (p) cudaFree (p); }
-  /* cudaMemcpy from pageable memory may return before the copy lands, and
-   * the filter runs on a non-blocking stream: wait for it. */
-  void upload (const std::vector<uint8_t> &h) {
-    CUDA_OK (cudaMemcpy (p, h.data (), h.size (), cudaMemcpyHostToDevice));
-    CUDA_OK (cudaDeviceSynchronize ());
-  }
-  std::vector<uint8_t> download () const {
-    std::vector<uint8_t> h (n);
-    CUDA_OK (cudaMemcpy (h.data (), p, n, cudaMemcpyDeviceToHost));
-    return h;
-  }
-};
 
 ImageView
 dev_view (const HostImage &img, const DevBuf &d, int channel)

@@ -13,7 +13,7 @@
 #include "cip/histogram.h"
 
 #ifdef HAVE_CUDA
-#include <cuda_runtime.h>
+#include "testcuda.h"
 #endif
 
 using cip::HistAlgorithm;
@@ -23,6 +23,9 @@ using cip::ImageView;
 using cip::Status;
 using testutil::Content;
 using testutil::HostImage;
+#ifdef HAVE_CUDA
+using testutil::DevBuf;
+#endif
 
 namespace {
 
@@ -407,34 +410,17 @@ GST_END_TEST;
 #ifdef HAVE_CUDA
 namespace {
 
-#define CUDA_OK(call)                                                      \
-  do {                                                                     \
-    cudaError_t e_ = (call);                                               \
-    fail_unless (e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString (e_)); \
-  } while (0)
 
 const HistAlgorithm gpu_algos[] = { HistAlgorithm::automatic,
   HistAlgorithm::replicated, HistAlgorithm::packed16, HistAlgorithm::packed8,
   HistAlgorithm::warp_aggregated };
-
-struct DevBuf {
-  uint8_t *p = nullptr;
-  size_t n = 0;
-  explicit DevBuf (size_t bytes) : n (bytes) {
-    CUDA_OK (cudaMalloc ((void **) &p, bytes ? bytes : 1));
-  }
-  DevBuf (const DevBuf &) = delete;
-  DevBuf &operator= (const DevBuf &) = delete;
-  ~DevBuf () { if (p) cudaFree (p); }
-};
 
 /* A host image and its device copy (same pitch and layout). */
 struct DevImage {
   const HostImage &h;
   DevBuf d;
   explicit DevImage (const HostImage &img) : h (img), d (img.bytes.size ()) {
-    CUDA_OK (cudaMemcpy (d.p, img.bytes.data (), img.bytes.size (),
-            cudaMemcpyHostToDevice));
+    d.upload (img.bytes);
   }
   /* the device view of a view into h */
   ImageView map (const ImageView &hv) const {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #ifdef HAVE_CUDA
-#include <cuda_runtime.h>
+#include "testcuda.h"
 #endif
 
 using namespace testutil;
@@ -393,11 +393,6 @@ same_table (const HostTable &got, const HostTable &want, const std::string &what
   return true;
 }
 
-#define CUDA_OK(call)                                                       \
-  do {                                                                      \
-    cudaError_t e_ = (call);                                                \
-    fail_unless (e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString (e_)); \
-  } while (0)
 
 const cip::SatAlgorithm all_algos[] = { cip::SatAlgorithm::single_pass,
   cip::SatAlgorithm::multi_pass, cip::SatAlgorithm::automatic };
@@ -434,18 +429,6 @@ ensure_workspace ()
   fprintf (stderr, "shared GPU workspace: %zu bytes\n", need);
 }
 
-struct DeviceBuffer {
-  void *p = nullptr;
-  size_t n = 0;
-  explicit DeviceBuffer (size_t bytes) : n (bytes) {
-    if (cudaMalloc (&p, bytes ? bytes : 1) != cudaSuccess)
-      p = nullptr;
-  }
-  ~DeviceBuffer () { cudaFree (p); }
-  DeviceBuffer (const DeviceBuffer &) = delete;
-  DeviceBuffer &operator= (const DeviceBuffer &) = delete;
-};
-
 /* Runs the GPU SAT of `view` (host image `img` uploaded as is) and compares
  * with the reference `want`. Returns false (and prints the case) on any
  * difference. */
@@ -454,9 +437,9 @@ gpu_case (const HostImage &img, int channel, const Variant &v,
     cip::SatAlgorithm algo, const RefResult &want, const std::string &what)
 {
   const cip::ImageView hv = img.view (channel);
-  DeviceBuffer dsrc (img.bytes.size ());
-  DeviceBuffer dsum (want.sum.bytes.size ());
-  DeviceBuffer dsq (v.sq ? want.sq.bytes.size () : 0);
+  DevBuf dsrc (img.bytes.size ());
+  DevBuf dsum (want.sum.bytes.size ());
+  DevBuf dsq (v.sq ? want.sq.bytes.size () : 0);
   if (!dsrc.p || !dsum.p || !dsq.p) {
     fprintf (stderr, "FAIL %s: cudaMalloc\n", what.c_str ());
     return false;
@@ -475,7 +458,7 @@ gpu_case (const HostImage &img, int channel, const Variant &v,
   d.sum = dsum.p;
   d.sum_pitch = want.sum.pitch;
   if (v.sq) {
-    d.sqsum = static_cast<uint64_t *> (dsq.p);
+    d.sqsum = reinterpret_cast<uint64_t *> (dsq.p);
     d.sqsum_pitch = want.sq.pitch;
   }
   const cip::Status s = cip::integral (dv, v.type, d, g_ws.ptr, g_ws.bytes, st,
@@ -663,7 +646,7 @@ GST_START_TEST (test_gpu_workspace_reuse_burst)
     cip::SatAlgorithm a;
     HostImage img;
     RefResult *want;
-    DeviceBuffer *src, *sum, *sq;
+    DevBuf *src, *sum, *sq;
   };
   const Size sizes[] = { {3840, 2160}, {33, 33}, {1920, 1080}, {8193, 40},
     {1, 7}, {640, 480}, {100, 4321}, {7680, 4320}, {257, 3}, {1001, 67} };
@@ -688,9 +671,9 @@ GST_START_TEST (test_gpu_workspace_reuse_burst)
     }
   cudaStream_t st = g_ws.stream;
   for (Job &j : jobs) {
-    j.src = new DeviceBuffer (j.img.bytes.size ());
-    j.sum = new DeviceBuffer (j.want->sum.bytes.size ());
-    j.sq = new DeviceBuffer (j.v.sq ? j.want->sq.bytes.size () : 0);
+    j.src = new DevBuf (j.img.bytes.size ());
+    j.sum = new DevBuf (j.want->sum.bytes.size ());
+    j.sq = new DevBuf (j.v.sq ? j.want->sq.bytes.size () : 0);
     fail_unless (j.src->p && j.sum->p && j.sq->p, "cudaMalloc");
     CUDA_OK (cudaMemcpyAsync (j.src->p, j.img.bytes.data (),
             j.img.bytes.size (), cudaMemcpyHostToDevice, st));
@@ -706,7 +689,7 @@ GST_START_TEST (test_gpu_workspace_reuse_burst)
     d.sum = j.sum->p;
     d.sum_pitch = j.want->sum.pitch;
     if (j.v.sq) {
-      d.sqsum = static_cast<uint64_t *> (j.sq->p);
+      d.sqsum = reinterpret_cast<uint64_t *> (j.sq->p);
       d.sqsum_pitch = j.want->sq.pitch;
     }
     const cip::Status s = cip::integral (dv, j.v.type, d, g_ws.ptr,
@@ -744,7 +727,7 @@ GST_END_TEST;
 GST_START_TEST (test_gpu_invalid_arguments)
 {
   ensure_workspace ();
-  DeviceBuffer src (64 * 64), sum (65 * 65 * 8);
+  DevBuf src (64 * 64), sum (65 * 65 * 8);
   cip::ImageView v;
   v.data = static_cast<const uint8_t *> (src.p);
   v.pitch = 64;
@@ -782,7 +765,7 @@ GST_START_TEST (test_gpu_invalid_arguments)
   fail_unless (cip::integral (bad, cip::SatType::u32, d, g_ws.ptr, g_ws.bytes,
           st) == cip::Status::invalid_argument);
   /* wider than the GPU path serves, with a valid destination */
-  DeviceBuffer wide (70001 * 4 * 2);
+  DevBuf wide (70001 * 4 * 2);
   bad = v;
   bad.width = 70000;
   bad.height = 1;
