@@ -15,3 +15,7 @@ cp "$build"/pipelines/integral-rect "$dst/pipelines/" 2>/dev/null || true
 cp "$build"/bench/bench_element "$dst/bench/" 2>/dev/null || true
 strip --strip-debug "$dst"/tests/* "$dst"/plugins/*.so 2>/dev/null || true
 du -sh "$dst"
+# the test executables need libgstcheck, which the GStreamer bundle lacks
+if [ -d "$top/.gpu/gst/lib" ]; then
+  cp -L "$(pkg-config --variable=libdir gstreamer-check-1.0)/libgstcheck-1.0.so.0" "$top/.gpu/gst/lib/"
+fi
