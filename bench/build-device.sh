@@ -9,7 +9,7 @@ nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 root=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
 mkdir -p "$out"
 flags=(-O3 -std=c++17 -arch="$arch" --expt-relaxed-constexpr -lineinfo
-       -I"$top/kernels/include" -I"$top/kernels/src" -I"$here/common" -DHAVE_CUDA=1)
+       -I"$top/kernels/include" -I"$top/kernels" -I"$here/common" -DHAVE_CUDA=1)
 libs=()
 if ls "$root"/lib64/libnppc.so* >/dev/null 2>&1 || ls "$root"/targets/*/lib/libnppc.so* >/dev/null 2>&1; then
   flags+=(-DHAVE_NPP=1); libs+=(-lnppist -lnppif -lnppc)
@@ -17,7 +17,7 @@ if ls "$root"/lib64/libnppc.so* >/dev/null 2>&1 || ls "$root"/targets/*/lib/libn
 else
   echo "NPP not found: library baselines are skipped"
 fi
-lib_srcs=("$top"/kernels/src/*.cu "$top"/kernels/ref/*.cpp)
+lib_srcs=("$top"/kernels/src/*.cu "$top"/kernels/host/*.cpp "$top"/kernels/ref/*.cpp)
 for f in $(ls "$here" | grep -v common); do
   [ -f "$here/$f/bench_$f.cu" ] || continue
   "$nvcc" "${flags[@]}" -o "$out/bench_$f" "$here/$f/bench_$f.cu" "$here/common/bench.cu" \

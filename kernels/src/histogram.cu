@@ -43,15 +43,9 @@
 
 #include "cip/histogram.h"
 #include "detail/check.cuh"
+#include "detail/histogram_internal.h"
 
 namespace cip {
-
-namespace detail {
-/* kernels/ref/histogram_ref.cpp */
-Status histogram_validate (const HistInput *inputs, int count, int bins,
-    const void *hist);
-HistAlgorithm histogram_pick_group (uint64_t pixels, int members, int bins);
-}  // namespace detail
 
 namespace {
 

@@ -12,7 +12,7 @@
 
 #include "cip/boxfilter.h"
 #include "cip/integral.h"
-#include "../../kernels/src/detail/boxfilter_math.h"
+#include "detail/boxfilter_math.h"
 
 #ifdef HAVE_CUDA
 #include "testcuda.h"

@@ -1,0 +1,3 @@
+#include "bench.h"
+#include "cip/halftone.h"
+int main () { return 0; }

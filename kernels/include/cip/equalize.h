@@ -1,0 +1,4 @@
+/* cip equalize: placeholder, being written. */
+#pragma once
+
+#include "cip/cip.h"

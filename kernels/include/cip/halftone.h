@@ -1,0 +1,4 @@
+/* cip halftone: placeholder, being written. */
+#pragma once
+
+#include "cip/cip.h"

@@ -1,0 +1,1 @@
+#include "cip/halftone.h"

@@ -1,0 +1,2 @@
+#include "cip/equalize.h"
+int main () { return 77; }

@@ -1,0 +1,2 @@
+#include "cip/halftone.h"
+int main () { return 77; }
