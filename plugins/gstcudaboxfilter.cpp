@@ -37,7 +37,6 @@
 
 #include "cip/boxfilter.h"
 
-#include "gstcudaimgproccuda.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_box_filter_debug);
 #define GST_CAT_DEFAULT gst_cuda_box_filter_debug
@@ -178,7 +177,8 @@ gst_cuda_box_filter_class_init (GstCudaBoxFilterClass * klass)
       "Mean filter of any radius in constant time per pixel, on the summed "
       "area table", "cudaimgproc developers");
 
-  filter_class->analysis = FALSE;
+  filter_class->in_place = FALSE;
+  filter_class->writes_frame = TRUE;
   filter_class->process = GST_DEBUG_FUNCPTR (gst_cuda_box_filter_process);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_BOX_FILTER_BORDER,
@@ -251,16 +251,11 @@ gst_cuda_box_filter_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* Radius for a plane subsampled by 2^sub, rounded to nearest. */
-static int
-scale_radius (guint r, guint sub)
-{
-  return (int) ((r + ((1u << sub) >> 1)) >> sub);
-}
-
-/* The upstream SAT of component 0, when this path can read it: u32, the
- * plane's size, CUDA memory of our context on the GPU path with CUDA input,
- * host-readable memory on the CPU path. Maps it into *map. */
+/* The upstream SAT of component 0, when it describes these pixels and this
+ * path can read it: u32, the plane's size, computed by the element upstream
+ * with nothing that may write pixels in between, CUDA memory of our context
+ * on the GPU path with CUDA input, host-readable memory on the CPU path.
+ * Maps it into *map. */
 static GstBuffer *
 upstream_sat (GstCudaBoxFilter * self, GstBuffer * inbuf,
     const cip::ImageView & v, const GstCudaImgprocRun * run, GstMapInfo * map,
@@ -271,18 +266,13 @@ upstream_sat (GstCudaBoxFilter * self, GstBuffer * inbuf,
   if (!m || m->plane != 0 || m->type != GST_INTEGRAL_IMAGE_TYPE_U32 ||
       m->width != (guint) v.width + 1 || m->height != (guint) v.height + 1)
     return NULL;
-  GstMemory *mem = gst_buffer_peek_memory (m->sum, 0);
-  GstMapFlags flags = GST_MAP_READ;
-  if (run->gpu) {
-#ifdef HAVE_GST_CUDA
-    if (!run->cuda_memory || !gst_is_cuda_memory (mem))
-      return NULL;
-    flags = (GstMapFlags) (GST_MAP_READ | GST_MAP_CUDA);
-#else
+  if (!gst_integral_image_meta_describes_input (m,
+          GST_BASE_TRANSFORM_SINK_PAD (self))) {
+    GST_LOG_OBJECT (self, "upstream integral image may be stale: not reused");
     return NULL;
-#endif
   }
-  if (!gst_memory_map (mem, map, flags))
+  if (!gst_cuda_imgproc_filter_map_table (GST_CUDA_IMGPROC_FILTER (self), run,
+          gst_buffer_peek_memory (m->sum, 0), map))
     return NULL;
   *pitch = m->stride;
   GST_LOG_OBJECT (self, "reusing the upstream integral image");
@@ -320,8 +310,10 @@ gst_cuda_box_filter_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
     bool filtered = which == GST_CUDA_BOX_FILTER_PLANES_ALL || c == 0 ||
         (rgb && c < 3);
     /* a radius of 0 both ways is a plain copy */
-    p.rx = filtered ? scale_radius (rx, GST_VIDEO_FORMAT_INFO_W_SUB (f, c)) : 0;
-    p.ry = filtered ? scale_radius (ry, GST_VIDEO_FORMAT_INFO_H_SUB (f, c)) : 0;
+    p.rx = filtered ? gst_cuda_imgproc_scale_radius (rx,
+        GST_VIDEO_FORMAT_INFO_W_SUB (f, c)) : 0;
+    p.ry = filtered ? gst_cuda_imgproc_scale_radius (ry,
+        GST_VIDEO_FORMAT_INFO_H_SUB (f, c)) : 0;
   }
   /* the padding byte of RGBx / BGRx: copied */
   if (GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_RGBx ||
@@ -345,19 +337,14 @@ gst_cuda_box_filter_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
     planes[0].sat = (const uint32_t *) sat_map.data;
     planes[0].sat_pitch = sat_pitch;
   }
-  cip::Status st;
-  if (run->gpu) {
-    void *ws = gst_cuda_imgproc_filter_workspace (filter, bytes,
-        cip::boxfilter_workspace_init, run, &st);
-    if (ws)
-      st = cip::boxfilter (planes, n, border, ws, bytes, run->stream);
-  } else {
-    st = cip::ref::boxfilter (planes, n, border);
-  }
+  GstFlowReturn ret = gst_cuda_imgproc_filter_run (filter, run, "box filter",
+      bytes, cip::boxfilter_workspace_init,
+      [&] (void *ws, size_t ws_bytes, cip::Stream stream) {
+        return cip::boxfilter (planes, n, border, ws, ws_bytes, stream);
+      },
+      [&] { return cip::ref::boxfilter (planes, n, border); });
   /* the table stays alive with inbuf's meta until the frame is done */
   if (sat)
     gst_memory_unmap (gst_buffer_peek_memory (sat, 0), &sat_map);
-  if (st != cip::Status::ok)
-    return gst_cuda_imgproc_filter_fail (filter, st, "box filter");
-  return GST_FLOW_OK;
+  return ret;
 }

@@ -160,7 +160,6 @@ struct _GstCudaHistogram
   HistLayout frame;
 
   /* the interval being summed, object lock */
-  GstVideoInfo info;            /* caps the sums belong to */
   HistLayout layout;
   guint frames;                 /* 0: no interval open */
   GstClockTime start;           /* PTS of its first frame */
@@ -201,11 +200,11 @@ static void gst_cuda_histogram_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
 static void gst_cuda_histogram_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
-static gboolean gst_cuda_histogram_stop (GstBaseTransform * trans);
 static gboolean gst_cuda_histogram_sink_event (GstBaseTransform * trans,
     GstEvent * event);
-static gboolean gst_cuda_histogram_set_info (GstCudaImgprocFilter * filter,
-    const GstVideoInfo * info);
+static gboolean gst_cuda_histogram_format_supported (GstCudaImgprocFilter *
+    filter, GstVideoFormat format, const gchar ** why);
+static void gst_cuda_histogram_reset (GstCudaImgprocFilter * filter);
 static GstFlowReturn gst_cuda_histogram_process (GstCudaImgprocFilter *
     filter, GstBuffer * inbuf, const GstCudaImgprocFrame * in,
     GstCudaImgprocFrame * out, const GstCudaImgprocRun * run);
@@ -330,11 +329,13 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass * klass)
       "or planes and attaches them to every frame (GstHistogramMeta)",
       "cudaimgproc developers");
 
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_histogram_stop);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_histogram_sink_event);
 
-  filter_class->analysis = TRUE;
-  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_histogram_set_info);
+  filter_class->in_place = TRUE;
+  filter_class->writes_frame = FALSE;
+  filter_class->format_supported =
+      GST_DEBUG_FUNCPTR (gst_cuda_histogram_format_supported);
+  filter_class->reset = GST_DEBUG_FUNCPTR (gst_cuda_histogram_reset);
   filter_class->process = GST_DEBUG_FUNCPTR (gst_cuda_histogram_process);
   filter_class->finish = GST_DEBUG_FUNCPTR (gst_cuda_histogram_finish);
 
@@ -362,9 +363,7 @@ gst_cuda_histogram_init (GstCudaHistogram * self)
   self->roi_width = self->roi_height = DEFAULT_ROI;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->interval = DEFAULT_INTERVAL;
-  gst_video_info_init (&self->info);
   reset_interval (self);
-  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
 }
 
 static void
@@ -382,6 +381,8 @@ gst_cuda_histogram_set_property (GObject * object, guint prop_id,
 {
   GstCudaHistogram *self = GST_CUDA_HISTOGRAM (object);
 
+  gboolean renegotiate = FALSE;
+
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_BINS:{
@@ -389,12 +390,13 @@ gst_cuda_histogram_set_property (GObject * object, guint prop_id,
       /* the largest power of two not above it */
       guint pow2 = 1u << (g_bit_storage (bins) - 1);
       if (pow2 != bins)
-        g_warning ("cudahistogram: bins=%u is not a power of two, using %u",
+        GST_WARNING_OBJECT (self, "bins=%u is not a power of two, using %u",
             bins, pow2);
       self->bins = pow2;
       break;
     }
     case PROP_MODE:
+      renegotiate = self->mode != g_value_get_enum (value);
       self->mode = (GstCudaHistogramMode) g_value_get_enum (value);
       break;
     case PROP_ROI_X:
@@ -420,6 +422,9 @@ gst_cuda_histogram_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
+  /* mode=rgb narrows the formats */
+  if (renegotiate)
+    gst_cuda_imgproc_filter_renegotiate (GST_CUDA_IMGPROC_FILTER (self));
 }
 
 static void
@@ -563,19 +568,6 @@ interval_message (GstCudaHistogram * self)
 /* ---- GstBaseTransform vfuncs ---------------------------------------------- */
 
 static gboolean
-gst_cuda_histogram_stop (GstBaseTransform * trans)
-{
-  GstCudaHistogram *self = GST_CUDA_HISTOGRAM (trans);
-
-  gst_clear_buffer (&self->counts);
-  GST_OBJECT_LOCK (self);
-  reset_interval (self);
-  gst_video_info_init (&self->info);
-  GST_OBJECT_UNLOCK (self);
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
-}
-
-static gboolean
 gst_cuda_histogram_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstCudaHistogram *self = GST_CUDA_HISTOGRAM (trans);
@@ -592,11 +584,6 @@ gst_cuda_histogram_sink_event (GstBaseTransform * trans, GstEvent * event)
       if (msg)
         gst_element_post_message (GST_ELEMENT (self), msg);
       break;
-    case GST_EVENT_FLUSH_STOP:
-      GST_OBJECT_LOCK (self);
-      reset_interval (self);
-      GST_OBJECT_UNLOCK (self);
-      break;
     default:
       break;
   }
@@ -605,25 +592,9 @@ gst_cuda_histogram_sink_event (GstBaseTransform * trans, GstEvent * event)
 
 /* ---- GstCudaImgprocFilter vfuncs ------------------------------------------ */
 
-/* FALSE (after posting an error) when `mode` cannot be computed on `info`. */
 static gboolean
-check_mode (GstCudaHistogram * self, const GstVideoInfo * info,
-    GstCudaHistogramMode mode)
-{
-  if (mode == GST_CUDA_HISTOGRAM_MODE_RGB && !GST_VIDEO_INFO_IS_RGB (info)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("mode=rgb needs an RGB format, but the input is %s",
-            GST_VIDEO_INFO_NAME (info)),
-        ("Use mode=luma or mode=planes, or convert to RGBA/BGRA/RGBx/BGRx "
-            "first (videoconvert)."));
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static gboolean
-gst_cuda_histogram_set_info (GstCudaImgprocFilter * filter,
-    const GstVideoInfo * info)
+gst_cuda_histogram_format_supported (GstCudaImgprocFilter * filter,
+    GstVideoFormat format, const gchar ** why)
 {
   GstCudaHistogram *self = GST_CUDA_HISTOGRAM (filter);
   GstCudaHistogramMode mode;
@@ -631,29 +602,24 @@ gst_cuda_histogram_set_info (GstCudaImgprocFilter * filter,
   GST_OBJECT_LOCK (self);
   mode = self->mode;
   GST_OBJECT_UNLOCK (self);
-  if (!check_mode (self, info, mode))
-    return FALSE;
-
-  /* new caps: the sums of the old ones are not continued */
-  GST_OBJECT_LOCK (self);
-  if (!gst_video_info_is_equal (&self->info, info)) {
-    if (self->frames > 0)
-      GST_DEBUG_OBJECT (self, "caps changed: discarding %u summed frames",
-          self->frames);
-    reset_interval (self);
-    self->info = *info;
-  }
-  GST_OBJECT_UNLOCK (self);
-  return TRUE;
+  if (why)
+    *why = "mode=rgb needs an RGB format (RGBA, BGRA, RGBx, BGRx)";
+  return mode != GST_CUDA_HISTOGRAM_MODE_RGB ||
+      GST_VIDEO_FORMAT_INFO_IS_RGB (gst_video_format_get_info (format));
 }
 
-/* Samples [*lo, *hi) of a component subsampled by 2^sub covering the luma
- * range [lo, hi). */
+/* Flush, new caps, stop: the open interval and the pending counts go. */
 static void
-scale_range (guint sub, guint * lo, guint * hi)
+gst_cuda_histogram_reset (GstCudaImgprocFilter * filter)
 {
-  *lo >>= sub;
-  *hi = (*hi + (1u << sub) - 1) >> sub;
+  GstCudaHistogram *self = GST_CUDA_HISTOGRAM (filter);
+
+  gst_clear_buffer (&self->counts);
+  GST_OBJECT_LOCK (self);
+  if (self->frames > 0)
+    GST_DEBUG_OBJECT (self, "discarding %u summed frames", self->frames);
+  reset_interval (self);
+  GST_OBJECT_UNLOCK (self);
 }
 
 /* Builds the inputs for `mode` on frame `in`, cropped to the region. */
@@ -668,35 +634,19 @@ build_inputs (const GstCudaImgprocFrame * in, GstCudaHistogramMode mode,
     "plane3"
   };
   const GstVideoInfo *info = in->info;
-  const GstVideoFormatInfo *f = info->finfo;
-  const guint fw = GST_VIDEO_INFO_WIDTH (info);
-  const guint fh = GST_VIDEO_INFO_HEIGHT (info);
   const gchar *const *names;
-  guint comps[MAX_HISTOGRAMS];
+  const GstCudaImgprocRect r = gst_cuda_imgproc_clip_roi (info, roi[0],
+      roi[1], roi[2], roi[3]);
 
-  /* clip the region to the frame; 0 = to the edge */
   l->bins = bins;
-  l->x = MIN (roi[0], fw);
-  l->y = MIN (roi[1], fh);
-  l->width = roi[2] ? MIN (roi[2], fw - l->x) : fw - l->x;
-  l->height = roi[3] ? MIN (roi[3], fh - l->y) : fh - l->y;
-
-  cip::HistSource source = cip::HistSource::plane;
+  l->x = r.x;
+  l->y = r.y;
+  l->width = r.width;
+  l->height = r.height;
   switch (mode) {
     case GST_CUDA_HISTOGRAM_MODE_LUMA:
       names = luma;
       l->n = 1;
-      comps[0] = 0;
-      if (GST_VIDEO_INFO_IS_RGB (info)) {
-        /* the view points at the first of the three colour bytes */
-        if (GST_VIDEO_FORMAT_INFO_POFFSET (f, 2) <
-            GST_VIDEO_FORMAT_INFO_POFFSET (f, 0)) {
-          source = cip::HistSource::luma_bgr;
-          comps[0] = 2;
-        } else {
-          source = cip::HistSource::luma_rgb;
-        }
-      }
       break;
     case GST_CUDA_HISTOGRAM_MODE_RGB:
       names = rgb;
@@ -708,28 +658,18 @@ build_inputs (const GstCudaImgprocFrame * in, GstCudaHistogramMode mode,
       l->n = MIN (gst_cuda_imgproc_n_components (info), (guint) MAX_HISTOGRAMS);
       break;
   }
-  if (mode != GST_CUDA_HISTOGRAM_MODE_LUMA) {
-    for (guint i = 0; i < l->n; i++)
-      comps[i] = i;
-  }
-
   for (guint i = 0; i < l->n; i++) {
-    const guint c = comps[i];
-    guint x0 = l->x, x1 = l->x + l->width, y0 = l->y, y1 = l->y + l->height;
-    cip::ImageView v = in->component (c);
-
     l->names[i] = names[i];
-    if (l->width == 0 || l->height == 0) {
-      x0 = x1 = y0 = y1 = 0;
-    } else {
-      scale_range (GST_VIDEO_FORMAT_INFO_W_SUB (f, c), &x0, &x1);
-      scale_range (GST_VIDEO_FORMAT_INFO_H_SUB (f, c), &y0, &y1);
-    }
-    x1 = MIN (x1, (guint) v.width);
-    y1 = MIN (y1, (guint) v.height);
-    inputs[i].view = v.crop ((int) x0, (int) y0, (int) (x1 - x0),
-        (int) (y1 - y0));
-    inputs[i].source = source;
+    inputs[i].view = in->component_rect (i, r);
+    inputs[i].source = cip::HistSource::plane;
+  }
+  if (mode == GST_CUDA_HISTOGRAM_MODE_LUMA && GST_VIDEO_INFO_IS_RGB (info)) {
+    /* luma of the colour bytes, computed on the fly */
+    bool bgr;
+    in->rgb_pixels (&bgr);
+    inputs[0].view = in->component_rect (bgr ? 2 : 0, r);
+    inputs[0].source = bgr ? cip::HistSource::luma_bgr :
+        cip::HistSource::luma_rgb;
   }
 }
 
@@ -744,7 +684,6 @@ gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   cip::HistInput inputs[MAX_HISTOGRAMS];
   HistLayout layout = { };
   GstCudaImgprocAux aux;
-  cip::Status st;
 
   gst_clear_buffer (&self->counts);
   GST_OBJECT_LOCK (self);
@@ -756,9 +695,12 @@ gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   roi[3] = self->roi_height;
   GST_OBJECT_UNLOCK (self);
 
-  /* the mode may have changed since the caps were accepted */
-  if (!check_mode (self, in->info, mode))
-    return GST_FLOW_ERROR;
+  if (mode == GST_CUDA_HISTOGRAM_MODE_RGB && !GST_VIDEO_INFO_IS_RGB (in->info)) {
+    /* mode=rgb set while playing; renegotiation is on its way */
+    GST_WARNING_OBJECT (self, "mode=rgb on %s: no histogram for this frame",
+        GST_VIDEO_INFO_NAME (in->info));
+    return GST_FLOW_OK;
+  }
   build_inputs (in, mode, bins, roi, inputs, &layout);
 
   if (!gst_cuda_imgproc_filter_acquire_aux (filter, 0,
@@ -766,21 +708,21 @@ gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
           GST_CUDA_IMGPROC_AUX_SYSTEM, run, &aux))
     return GST_FLOW_ERROR;
 
-  if (run->gpu) {
-    /* sized for the largest request so it never changes */
-    gsize bytes = cip::histogram_workspace_bytes (MAX_HISTOGRAMS, MAX_BINS);
-    void *ws = gst_cuda_imgproc_filter_workspace (filter, bytes,
-        cip::histogram_workspace_init, run, &st);
-    if (ws)
-      st = cip::histogram (inputs, (int) layout.n, (int) bins,
-          (uint32_t *) aux.data, false, ws, bytes, run->stream);
-  } else {
-    st = cip::ref::histogram (inputs, (int) layout.n, (int) bins,
-        (uint32_t *) aux.data, false);
-  }
-  if (st != cip::Status::ok) {
+  /* the workspace is sized for the largest request so it never changes */
+  GstFlowReturn ret = gst_cuda_imgproc_filter_run (filter, run, "histogram",
+      cip::histogram_workspace_bytes (MAX_HISTOGRAMS, MAX_BINS),
+      cip::histogram_workspace_init,
+      [&] (void *ws, size_t bytes, cip::Stream stream) {
+        return cip::histogram (inputs, (int) layout.n, (int) bins,
+            (uint32_t *) aux.data, false, ws, bytes, stream);
+      },
+      [&] {
+        return cip::ref::histogram (inputs, (int) layout.n, (int) bins,
+            (uint32_t *) aux.data, false);
+      });
+  if (ret != GST_FLOW_OK) {
     gst_buffer_unref (aux.buffer);
-    return gst_cuda_imgproc_filter_fail (filter, st, "histogram");
+    return ret;
   }
   /* read in finish(), once the counts are downloaded */
   self->counts = aux.buffer;
@@ -842,7 +784,8 @@ gst_cuda_histogram_finish (GstCudaImgprocFilter * filter, GstBuffer * outbuf)
     self->sums[i] += counts[i];
   self->frames++;
 
-  GstClockTime dur = frame_duration (&self->info, outbuf);
+  GstClockTime dur = frame_duration (gst_cuda_imgproc_filter_get_info (filter),
+      outbuf);
   if (GST_CLOCK_TIME_IS_VALID (dur))
     self->duration += dur;
   /* closes with the frame that brings the interval to within half a frame */

@@ -1,18 +1,27 @@
 /* GstCudaImgprocFilter: the abstract base of every element of the suite.
  *
- * It owns everything GStreamer- and memory-related so that elements only
- * describe their maths:
+ * It owns everything GStreamer- and memory-related so that an element is a
+ * small file of its own maths:
  * - caps: CUDA memory (NV12, I420, Y444, RGBA, BGRA, RGBx, BGRx) and system
- *   memory (the same plus GRAY8), same format and size on both pads;
- * - the GstCudaContext (context query, set_context, `cuda-device-id`, adoption
- *   of the context of incoming CUDA memory), an own non-blocking stream,
- *   CUDA buffer pools proposed and decided as nvcodec's filters do;
+ *   memory (the same plus GRAY8), same format and size on both pads; a leaf
+ *   narrows the formats its current properties can use (format_supported),
+ *   and a property change that narrows them renegotiates;
+ * - the GstCudaContext (context query, set_context, `cuda-device-id`, the
+ *   switch to the context of incoming CUDA memory before the transform, as
+ *   nvcodec's GstCudaBaseTransform does), an own non-blocking stream, CUDA
+ *   buffer pools proposed and decided as nvcodec's filters do;
  * - `compute` = auto | gpu | cpu: system memory with a GPU is uploaded to
  *   device scratch frames, processed there and downloaded; with no GPU the
  *   CPU references of the kernel library do the work;
- * - auxiliary output buffers (e.g. a SAT for a meta) in CUDA memory, or system
- *   memory filled from the GPU, or system memory filled on the CPU;
+ * - GstVideoCropMeta: frames are processed as cropped;
+ * - auxiliary output buffers (e.g. a SAT for a meta), named state kept across
+ *   frames, and the kernel workspace (scratch);
+ * - one dispatch of a kernel-library call to the GPU or the CPU reference;
  * - errors: GST_ELEMENT_ERROR with what to do, and GST_FLOW_ERROR.
+ *
+ * Files: gstcudaimgprocfilter.cpp (negotiation, properties, events, frame
+ * loop), gstcudaimgprocgpu.cpp (the GPU path, built only with CUDA),
+ * gstcudaimgprocaux.cpp (auxiliary-buffer pools and state buffers).
  */
 #pragma once
 
@@ -44,6 +53,7 @@ struct GstCudaImgprocRun {
   bool gpu = false;             /* frames hold device pointers; use `stream` */
   cip::Stream stream = nullptr;
   bool cuda_memory = false;     /* the input buffer is CUDA memory */
+  void *context = nullptr;      /* the GstCudaContext of the GPU path (or NULL) */
 };
 
 /* An auxiliary buffer returned by gst_cuda_imgproc_filter_acquire_aux(). */
@@ -56,17 +66,31 @@ struct GstCudaImgprocAux {
 struct _GstCudaImgprocFilterClass {
   GstBaseTransformClass parent_class;
 
-  /* TRUE: the element only reads frames (in place, output = input, e.g.
-   * analysis attaching metas). FALSE: it writes a new output frame. */
-  gboolean analysis;
+  /* TRUE: the output buffer is the input buffer (GstBaseTransform in-place
+   * mode). FALSE: a new output buffer is allocated. */
+  gboolean in_place;
+  /* TRUE: process() writes frame pixels (the output frame, or the input
+   * frame when in_place). FALSE: it only reads them (analysis). */
+  gboolean writes_frame;
 
-  /* Validates the negotiated format (e.g. the chosen plane exists); posts a
-   * GST_ELEMENT_ERROR saying why and returns FALSE to refuse the caps. */
-  gboolean (*set_info) (GstCudaImgprocFilter * self, const GstVideoInfo * info);
+  /* Optional: whether `format` can be processed with the current
+   * properties; transform_caps offers only those, so a property that cannot
+   * work on a format is refused at negotiation (and a warning posts *why,
+   * a static string naming the property, when caps of such a format
+   * arrive). Called with no lock held. */
+  gboolean (*format_supported) (GstCudaImgprocFilter * self,
+      GstVideoFormat format, const gchar ** why);
 
-  /* Processes one frame. `out` is NULL for analysis elements. Kernels run on
-   * run->stream when run->gpu; the base synchronizes afterwards. Returns
-   * GST_FLOW_OK or the result of gst_cuda_imgproc_filter_fail(). */
+  /* Optional: validates the negotiated input and output (same format and
+   * size); returns FALSE, after logging why, to refuse the caps. */
+  gboolean (*set_info) (GstCudaImgprocFilter * self,
+      const GstVideoInfo * in_info, const GstVideoInfo * out_info);
+
+  /* Processes one frame. `out` is the output frame, or NULL when the element
+   * does not write pixels; for in-place writers `out` is the input frame
+   * mapped writable (`in` == `out`). Kernels run on run->stream when
+   * run->gpu; the base synchronizes afterwards. Returns GST_FLOW_OK or an
+   * error posted through gst_cuda_imgproc_filter_run() / _fail(). */
   GstFlowReturn (*process) (GstCudaImgprocFilter * self, GstBuffer * inbuf,
       const GstCudaImgprocFrame * in, GstCudaImgprocFrame * out,
       const GstCudaImgprocRun * run);
@@ -74,12 +98,30 @@ struct _GstCudaImgprocFilterClass {
   /* Optional: called after the frame's work has completed and frames are
    * unmapped, outside the CUDA context (post messages here). */
   GstFlowReturn (*finish) (GstCudaImgprocFilter * self, GstBuffer * outbuf);
+
+  /* Optional: forgets state that lives across frames (running averages,
+   * previous frames, open intervals). The base calls it on flush, on new
+   * caps and on stop, and marks every state buffer fresh at the same time;
+   * elements do not override stop or sink_event for this. */
+  void (*reset) (GstCudaImgprocFilter * self);
 };
 
-/* Negotiated input info (valid after set_info succeeded). */
-const GstVideoInfo *gst_cuda_imgproc_filter_get_info (GstCudaImgprocFilter * self);
+/* Pad templates: `system_formats` in system memory and, in builds with the
+ * GPU path, `cuda_formats` in CUDA memory (format lists as in caps strings,
+ * e.g. GST_CUDA_IMGPROC_SYSTEM_FORMATS). The base adds the suite's default;
+ * a leaf calls this from class_init to replace them. */
+void gst_cuda_imgproc_filter_class_set_formats (GstElementClass * klass,
+    const gchar * system_formats, const gchar * cuda_formats);
 
-/* Initializes a freshly allocated workspace: the kernel family's
+/* Asks for renegotiation after a property that format_supported() reads
+ * changed (both pads: upstream may have to change its format). */
+void gst_cuda_imgproc_filter_renegotiate (GstCudaImgprocFilter * self);
+
+/* Negotiated input and output info (valid after set_info succeeded). */
+const GstVideoInfo *gst_cuda_imgproc_filter_get_info (GstCudaImgprocFilter * self);
+const GstVideoInfo *gst_cuda_imgproc_filter_get_out_info (GstCudaImgprocFilter * self);
+
+/* Prepares a freshly allocated workspace: the kernel family's
  * *_workspace_init(). */
 typedef cip::Status (*GstCudaImgprocWorkspaceInit) (void *d_ws, size_t bytes,
     cip::Stream stream);
@@ -88,10 +130,55 @@ typedef cip::Status (*GstCudaImgprocWorkspaceInit) (void *d_ws, size_t bytes,
  * caps change or stop; (re)allocated and initialized with `init` on
  * run->stream when needed (first use, larger size, or after a failed kernel
  * call). Only during process() on the GPU path. Returns NULL and sets
- * *status on failure. */
+ * *status on failure. Elements normally reach it through
+ * gst_cuda_imgproc_filter_run(). */
 void *gst_cuda_imgproc_filter_workspace (GstCudaImgprocFilter * self,
     gsize bytes, GstCudaImgprocWorkspaceInit init,
     const GstCudaImgprocRun * run, cip::Status * status);
+
+/* Marks the workspace for re-initialization before its next use (a kernel
+ * call on it failed and may have left it half-reset). */
+void gst_cuda_imgproc_filter_workspace_dirty (GstCudaImgprocFilter * self);
+
+/* Posts GST_ELEMENT_ERROR for a failed kernel-library call and returns
+ * GST_FLOW_ERROR. Only reports: it changes no state. */
+GstFlowReturn gst_cuda_imgproc_filter_fail (GstCudaImgprocFilter * self,
+    cip::Status status, const char *what);
+
+/* Runs one kernel-library operation where the frame is processed: on the
+ * GPU path gpu(ws, ws_bytes, stream) with the element's workspace of
+ * `ws_bytes` bytes (prepared by `init`), else cpu(). On failure marks the
+ * workspace dirty, posts the error naming `what` and returns
+ * GST_FLOW_ERROR. */
+template <typename Gpu, typename Cpu>
+GstFlowReturn
+gst_cuda_imgproc_filter_run (GstCudaImgprocFilter * self,
+    const GstCudaImgprocRun * run, const char *what, gsize ws_bytes,
+    GstCudaImgprocWorkspaceInit init, Gpu && gpu, Cpu && cpu)
+{
+  cip::Status st;
+  if (run->gpu) {
+    void *ws = gst_cuda_imgproc_filter_workspace (self, ws_bytes, init, run,
+        &st);
+    if (ws)
+      st = gpu (ws, ws_bytes, run->stream);
+    if (st != cip::Status::ok)
+      gst_cuda_imgproc_filter_workspace_dirty (self);
+  } else {
+    st = cpu ();
+  }
+  if (st != cip::Status::ok)
+    return gst_cuda_imgproc_filter_fail (self, st, what);
+  return GST_FLOW_OK;
+}
+
+/* Maps `mem` (e.g. a table of an upstream meta) for reading where the frame
+ * is processed: on the GPU path only CUDA memory of the element's context
+ * (device pointer; waits for work its producer queued on another stream
+ * first, 1.24+), on the CPU path any memory (host pointer). FALSE when it
+ * cannot be read there. Unmap with gst_memory_unmap(). */
+gboolean gst_cuda_imgproc_filter_map_table (GstCudaImgprocFilter * self,
+    const GstCudaImgprocRun * run, GstMemory * mem, GstMapInfo * map);
 
 /* Where an auxiliary buffer lives. */
 typedef enum {
@@ -101,17 +188,28 @@ typedef enum {
   GST_CUDA_IMGPROC_AUX_SYSTEM,
 } GstCudaImgprocAuxMemory;
 
+#define GST_CUDA_IMGPROC_N_AUX_SLOTS 4
+
 /* An auxiliary buffer of `rows` rows of `row_bytes` bytes that travels with
  * the frame (in a meta, or read by finish()). On the GPU path `aux->data` is
  * device memory: the buffer itself for CUDA memory, else device scratch that
  * the base downloads into the buffer after process(). `slot` (0..3) keeps one
  * pool per kind of buffer. Only during process(). Returns FALSE after posting
- * an error. */
+ * an error (nothing to release then). */
 gboolean gst_cuda_imgproc_filter_acquire_aux (GstCudaImgprocFilter * self,
     guint slot, gsize row_bytes, guint rows, GstCudaImgprocAuxMemory memory,
     const GstCudaImgprocRun * run, GstCudaImgprocAux * aux);
 
-/* Posts GST_ELEMENT_ERROR for a failed kernel-library call and returns
- * GST_FLOW_ERROR. */
-GstFlowReturn gst_cuda_imgproc_filter_fail (GstCudaImgprocFilter * self,
-    cip::Status status, const char *what);
+#define GST_CUDA_IMGPROC_N_STATE_SLOTS 4
+
+/* State that lives across frames (a running histogram, a previous output):
+ * `bytes` bytes where the frame is processed (device memory on the GPU path,
+ * host memory on the CPU path), kept across frames and failed frames.
+ * *fresh is TRUE when its contents are undefined: first use, after a reset
+ * (flush, new caps, stop), a size change or a switch between the GPU and
+ * CPU paths or of CUDA context; the element then starts over (e.g. the
+ * first frame of a running average). `name` is for the debug log. Only
+ * during process(). Returns NULL after posting an error. */
+void *gst_cuda_imgproc_filter_state (GstCudaImgprocFilter * self, guint slot,
+    const char *name, gsize bytes, const GstCudaImgprocRun * run,
+    gboolean * fresh);

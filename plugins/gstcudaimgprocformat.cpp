@@ -3,17 +3,26 @@
 #include "gstcudaimgproccuda.h"
 
 GstCaps *
-gst_cuda_imgproc_template_caps (void)
+gst_cuda_imgproc_template_caps (const gchar * system_formats,
+    const gchar * cuda_formats)
 {
-  GstCaps *caps = gst_caps_from_string (
-      GST_VIDEO_CAPS_MAKE (GST_CUDA_IMGPROC_SYSTEM_FORMATS));
+  gchar *s = g_strdup_printf ("video/x-raw, format = (string) %s, "
+      "width = " GST_VIDEO_SIZE_RANGE ", height = " GST_VIDEO_SIZE_RANGE ", "
+      "framerate = " GST_VIDEO_FPS_RANGE, system_formats);
+  GstCaps *caps = gst_caps_from_string (s);
+  g_free (s);
 #ifdef HAVE_GST_CUDA
-  GstCaps *cuda = gst_caps_from_string (
-      GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY,
-          GST_CUDA_IMGPROC_CUDA_FORMATS));
+  s = g_strdup_printf ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY "), "
+      "format = (string) %s, width = " GST_VIDEO_SIZE_RANGE ", "
+      "height = " GST_VIDEO_SIZE_RANGE ", framerate = " GST_VIDEO_FPS_RANGE,
+      cuda_formats);
+  GstCaps *cuda = gst_caps_from_string (s);
+  g_free (s);
   /* CUDA memory first: preferred when both sides can do it */
   gst_caps_append (cuda, caps);
   caps = cuda;
+#else
+  (void) cuda_formats;
 #endif
   return caps;
 }
@@ -22,6 +31,41 @@ guint
 gst_cuda_imgproc_n_components (const GstVideoInfo * info)
 {
   return GST_VIDEO_INFO_N_COMPONENTS (info);
+}
+
+guint
+gst_cuda_imgproc_format_n_components (GstVideoFormat format)
+{
+  return GST_VIDEO_FORMAT_INFO_N_COMPONENTS (gst_video_format_get_info (format));
+}
+
+gboolean
+gst_cuda_imgproc_is_bgr (const GstVideoInfo * info)
+{
+  const GstVideoFormatInfo *f = info->finfo;
+  return GST_VIDEO_FORMAT_INFO_POFFSET (f, 2) <
+      GST_VIDEO_FORMAT_INFO_POFFSET (f, 0);
+}
+
+int
+gst_cuda_imgproc_scale_radius (guint r, guint sub)
+{
+  return (int) ((r + ((1u << sub) >> 1)) >> sub);
+}
+
+GstCudaImgprocRect
+gst_cuda_imgproc_clip_roi (const GstVideoInfo * info, guint x, guint y,
+    guint width, guint height)
+{
+  const guint fw = GST_VIDEO_INFO_WIDTH (info);
+  const guint fh = GST_VIDEO_INFO_HEIGHT (info);
+  GstCudaImgprocRect r;
+
+  r.x = MIN (x, fw);
+  r.y = MIN (y, fh);
+  r.width = width ? MIN (width, fw - r.x) : fw - r.x;
+  r.height = height ? MIN (height, fh - r.y) : fh - r.y;
+  return r;
 }
 
 guint8 *
@@ -44,4 +88,33 @@ GstCudaImgprocFrame::component (guint comp) const
   v.height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp);
   v.step = GST_VIDEO_FORMAT_INFO_PSTRIDE (f, comp);
   return v;
+}
+
+cip::ImageView
+GstCudaImgprocFrame::component_rect (guint comp,
+    const GstCudaImgprocRect & r) const
+{
+  const GstVideoFormatInfo *f = info->finfo;
+  const cip::ImageView v = component (comp);
+  guint x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+
+  if (r.width > 0 && r.height > 0) {
+    /* outward: every sample that covers part of the rectangle */
+    const guint ws = GST_VIDEO_FORMAT_INFO_W_SUB (f, comp);
+    const guint hs = GST_VIDEO_FORMAT_INFO_H_SUB (f, comp);
+    x0 = r.x >> ws;
+    x1 = (r.x + r.width + (1u << ws) - 1) >> ws;
+    y0 = r.y >> hs;
+    y1 = (r.y + r.height + (1u << hs) - 1) >> hs;
+    x1 = MIN (x1, (guint) v.width);
+    y1 = MIN (y1, (guint) v.height);
+  }
+  return v.crop ((int) x0, (int) y0, (int) (x1 - x0), (int) (y1 - y0));
+}
+
+cip::ImageView
+GstCudaImgprocFrame::rgb_pixels (bool * bgr) const
+{
+  *bgr = gst_cuda_imgproc_is_bgr (info);
+  return component (*bgr ? 2 : 0);
 }

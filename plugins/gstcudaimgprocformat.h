@@ -1,4 +1,9 @@
-/* Formats, caps and plane/channel views shared by every element of the suite. */
+/* Formats, caps and views of frames shared by every element of the suite.
+ *
+ * Words used throughout: a *plane* is a block of memory of a frame (NV12 has
+ * two); a *component* is one of Y, U, V or R, G, B, A, numbered as
+ * GstVideoFormatInfo does (0 = Y or R, 1 = U or G, 2 = V or B, 3 = A), which
+ * the elements' `plane` properties and `planes` histograms address. */
 #pragma once
 
 #include <gst/gst.h>
@@ -14,15 +19,36 @@ G_BEGIN_DECLS
 #define GST_CUDA_IMGPROC_CUDA_FORMATS "{ NV12, I420, Y444, RGBA, BGRA, RGBx, BGRx }"
 #define GST_CUDA_IMGPROC_SYSTEM_FORMATS "{ GRAY8, NV12, I420, Y444, RGBA, BGRA, RGBx, BGRx }"
 
-/* Pad template caps: CUDA memory (when built with the GPU path) then system
- * memory. */
-GstCaps *gst_cuda_imgproc_template_caps (void);
+/* Pad template caps: CUDA memory of `cuda_formats` (when built with the GPU
+ * path) then system memory of `system_formats`. */
+GstCaps *gst_cuda_imgproc_template_caps (const gchar * system_formats,
+    const gchar * cuda_formats);
 
-/* Number of components (Y/U/V or R/G/B/A) elements may address. RGBx/BGRx
- * have 3 (the padding byte is not a channel). */
+/* Number of components elements may address. RGBx/BGRx have 3 (the padding
+ * byte is not a component). */
 guint gst_cuda_imgproc_n_components (const GstVideoInfo * info);
+guint gst_cuda_imgproc_format_n_components (GstVideoFormat format);
+
+/* For RGB formats: TRUE when the colour bytes are stored B, G, R (BGRA,
+ * BGRx), FALSE for R, G, B. */
+gboolean gst_cuda_imgproc_is_bgr (const GstVideoInfo * info);
+
+/* A radius in luma pixels for a component subsampled by 2^sub, rounded to
+ * nearest. */
+int gst_cuda_imgproc_scale_radius (guint radius, guint sub);
 
 G_END_DECLS
+
+/* A rectangle in luma pixels. */
+struct GstCudaImgprocRect {
+  guint x = 0, y = 0, width = 0, height = 0;
+};
+
+/* A region of interest of `info` from properties: x, y, width, height in
+ * luma pixels, a width or height of 0 extending to the frame's edge, clipped
+ * to the frame (a region outside it is empty). */
+GstCudaImgprocRect gst_cuda_imgproc_clip_roi (const GstVideoInfo * info,
+    guint x, guint y, guint width, guint height);
 
 /* A mapped frame: per-plane pointers and strides, on the host or the device. */
 struct GstCudaImgprocFrame {
@@ -31,9 +57,17 @@ struct GstCudaImgprocFrame {
   gint stride[GST_VIDEO_MAX_PLANES] = {};
   bool device = false;          /* pointers are CUDA device pointers */
 
-  /* The 8-bit view of component `comp` (0 = Y or R, 1 = U or G, 2 = V or B,
-   * 3 = A): its plane, byte offset, pixel step and subsampled size. */
+  /* The 8-bit view of component `comp`: its plane, byte offset, pixel step
+   * and subsampled size. */
   cip::ImageView component (guint comp) const;
   /* Same view, writable. */
   guint8 *component_data (guint comp) const;
+  /* The samples of component `comp` that cover the luma rectangle `r`
+   * (subsampled components: columns ⌊x / 2⌋ .. ⌈(x + width) / 2⌉ − 1, rows
+   * likewise); empty when `r` is. */
+  cip::ImageView component_rect (guint comp, const GstCudaImgprocRect & r) const;
+  /* For RGB formats: the view of the first of the three colour bytes, with
+   * the pixel step, as the kernels' luma-of-RGB inputs take it; *bgr tells
+   * the byte order. */
+  cip::ImageView rgb_pixels (bool * bgr) const;
 };

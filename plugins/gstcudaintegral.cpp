@@ -92,8 +92,8 @@ static void gst_cuda_integral_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
 static void gst_cuda_integral_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
-static gboolean gst_cuda_integral_set_info (GstCudaImgprocFilter * filter,
-    const GstVideoInfo * info);
+static gboolean gst_cuda_integral_format_supported (GstCudaImgprocFilter *
+    filter, GstVideoFormat format, const gchar ** why);
 static GstFlowReturn gst_cuda_integral_process (GstCudaImgprocFilter * filter,
     GstBuffer * inbuf, const GstCudaImgprocFrame * in,
     GstCudaImgprocFrame * out, const GstCudaImgprocRun * run);
@@ -112,13 +112,15 @@ gst_cuda_integral_class_init (GstCudaIntegralClass * klass)
    * GstCudaIntegral:plane:
    *
    * Component the table is computed on: 0 = luma (Y; R for RGB formats),
-   * 1 = U or G, 2 = V or B, 3 = A. Caps whose format lacks it are refused.
+   * 1 = U or G, 2 = V or B, 3 = A. Only formats that have it are
+   * negotiated (plane=3: RGBA or BGRA); a change while playing renegotiates.
    */
   g_object_class_install_property (gobject_class, PROP_PLANE,
       g_param_spec_uint ("plane", "Plane",
           "Component to integrate: 0 = luma (Y; R for RGB formats), "
-          "1 = U or G, 2 = V or B, 3 = A", 0, 3, DEFAULT_PLANE,
-          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          "1 = U or G, 2 = V or B, 3 = A (only formats with it negotiate)",
+          0, 3, DEFAULT_PLANE,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
               G_PARAM_STATIC_STRINGS)));
 
   /**
@@ -152,8 +154,10 @@ gst_cuda_integral_class_init (GstCudaIntegralClass * klass)
       "Attaches the summed area table of a plane to every frame "
       "(GstIntegralImageMeta)", "cudaimgproc developers");
 
-  filter_class->analysis = TRUE;
-  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_integral_set_info);
+  filter_class->in_place = TRUE;
+  filter_class->writes_frame = FALSE;
+  filter_class->format_supported =
+      GST_DEBUG_FUNCPTR (gst_cuda_integral_format_supported);
   filter_class->process = GST_DEBUG_FUNCPTR (gst_cuda_integral_process);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_INTEGRAL_SAT_TYPE,
@@ -168,7 +172,6 @@ gst_cuda_integral_init (GstCudaIntegral * self)
   self->plane = DEFAULT_PLANE;
   self->sat_type = DEFAULT_SAT_TYPE;
   self->squared = DEFAULT_SQUARED;
-  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
 }
 
 static void
@@ -177,9 +180,12 @@ gst_cuda_integral_set_property (GObject * object, guint prop_id,
 {
   GstCudaIntegral *self = GST_CUDA_INTEGRAL (object);
 
+  gboolean renegotiate = FALSE;
+
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_PLANE:
+      renegotiate = self->plane != g_value_get_uint (value);
       self->plane = g_value_get_uint (value);
       break;
     case PROP_SAT_TYPE:
@@ -193,6 +199,8 @@ gst_cuda_integral_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
+  if (renegotiate)
+    gst_cuda_imgproc_filter_renegotiate (GST_CUDA_IMGPROC_FILTER (self));
 }
 
 static void
@@ -220,23 +228,18 @@ gst_cuda_integral_get_property (GObject * object, guint prop_id,
 }
 
 static gboolean
-gst_cuda_integral_set_info (GstCudaImgprocFilter * filter,
-    const GstVideoInfo * info)
+gst_cuda_integral_format_supported (GstCudaImgprocFilter * filter,
+    GstVideoFormat format, const gchar ** why)
 {
   GstCudaIntegral *self = GST_CUDA_INTEGRAL (filter);
-  guint plane, n = gst_cuda_imgproc_n_components (info);
+  guint plane;
 
   GST_OBJECT_LOCK (self);
   plane = self->plane;
   GST_OBJECT_UNLOCK (self);
-  if (plane >= n) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("plane=%u, but %s has %u components", plane,
-            GST_VIDEO_INFO_NAME (info), n),
-        ("Choose plane 0..%u or another format.", n - 1));
-    return FALSE;
-  }
-  return TRUE;
+  if (why)
+    *why = "the format has no such plane (plane=3 needs alpha: RGBA, BGRA)";
+  return plane < gst_cuda_imgproc_format_n_components (format);
 }
 
 static GstFlowReturn
@@ -250,7 +253,6 @@ gst_cuda_integral_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   gboolean squared;
   GstCudaImgprocAux sum, sq;
   cip::SatDest dst;
-  cip::Status st;
 
   GST_OBJECT_LOCK (self);
   plane = self->plane;
@@ -258,17 +260,23 @@ gst_cuda_integral_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   squared = self->squared;
   GST_OBJECT_UNLOCK (self);
 
+  if (plane >= gst_cuda_imgproc_n_components (in->info)) {
+    /* `plane` changed while playing; renegotiation is on its way */
+    GST_WARNING_OBJECT (self, "plane=%u not in %s: no table for this frame",
+        plane, GST_VIDEO_INFO_NAME (in->info));
+    return GST_FLOW_OK;
+  }
   const cip::ImageView view = in->component (plane);
   const cip::SatType ctype = type == GST_INTEGRAL_IMAGE_TYPE_U64 ?
       cip::SatType::u64 : cip::SatType::u32;
   const gsize elem = ctype == cip::SatType::u64 ? 8 : 4;
   const guint tw = (guint) view.width + 1, th = (guint) view.height + 1;
 
-  if (!gst_cuda_imgproc_filter_acquire_aux (filter, 0, tw * elem, th,
+  if (!gst_cuda_imgproc_filter_acquire_aux (filter, 0, (gsize) tw * elem, th,
           GST_CUDA_IMGPROC_AUX_LIKE_INPUT, run, &sum))
     return GST_FLOW_ERROR;
-  if (squared && !gst_cuda_imgproc_filter_acquire_aux (filter, 1, tw * 8, th,
-          GST_CUDA_IMGPROC_AUX_LIKE_INPUT, run, &sq)) {
+  if (squared && !gst_cuda_imgproc_filter_acquire_aux (filter, 1,
+          (gsize) tw * 8, th, GST_CUDA_IMGPROC_AUX_LIKE_INPUT, run, &sq)) {
     gst_buffer_unref (sum.buffer);
     return GST_FLOW_ERROR;
   }
@@ -279,26 +287,24 @@ gst_cuda_integral_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
     dst.sqsum_pitch = sq.pitch;
   }
 
-  if (run->gpu) {
-    gsize bytes = cip::integral_workspace_bytes (view.width, view.height,
-        ctype, squared);
-    void *ws = gst_cuda_imgproc_filter_workspace (filter, bytes,
-        cip::integral_workspace_init, run, &st);
-    if (ws)
-      st = cip::integral (view, ctype, dst, ws, bytes, run->stream);
-  } else {
-    st = cip::ref::integral (view, ctype, dst);
-  }
+  GstFlowReturn ret = gst_cuda_imgproc_filter_run (filter, run,
+      "integral image",
+      cip::integral_workspace_bytes (view.width, view.height, ctype, squared),
+      cip::integral_workspace_init,
+      [&] (void *ws, size_t bytes, cip::Stream stream) {
+        return cip::integral (view, ctype, dst, ws, bytes, stream);
+      },
+      [&] { return cip::ref::integral (view, ctype, dst); });
 
-  if (st == cip::Status::ok) {
-    gst_buffer_add_integral_image_meta (inbuf, sum.buffer,
-        squared ? sq.buffer : NULL, type, tw, th, sum.pitch,
+  if (ret == GST_FLOW_OK) {
+    GstIntegralImageMeta *meta = gst_buffer_add_integral_image_meta (inbuf,
+        sum.buffer, squared ? sq.buffer : NULL, type, tw, th, sum.pitch,
         squared ? sq.pitch : 0, plane);
+    if (meta)
+      meta->producer = self;
   }
   gst_buffer_unref (sum.buffer);
   if (squared)
     gst_buffer_unref (sq.buffer);
-  if (st != cip::Status::ok)
-    return gst_cuda_imgproc_filter_fail (filter, st, "integral image");
-  return GST_FLOW_OK;
+  return ret;
 }

@@ -31,6 +31,7 @@ integral_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
   m->width = m->height = 0;
   m->stride = m->sq_stride = 0;
   m->plane = 0;
+  m->producer = NULL;
   return TRUE;
 }
 
@@ -52,8 +53,12 @@ integral_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
   /* Only plain copies keep the table: any other transform changes pixels. */
   if (!GST_META_TRANSFORM_IS_COPY (type))
     return FALSE;
-  return gst_buffer_add_integral_image_meta (dest, m->sum, m->sqsum, m->type,
-      m->width, m->height, m->stride, m->sq_stride, m->plane) != NULL;
+  GstIntegralImageMeta *d = gst_buffer_add_integral_image_meta (dest, m->sum,
+      m->sqsum, m->type, m->width, m->height, m->stride, m->sq_stride,
+      m->plane);
+  if (d)
+    d->producer = m->producer;
+  return d != NULL;
 }
 
 const GstMetaInfo *
@@ -115,4 +120,80 @@ gst_integral_image_rect_sum (const guint8 * table, gsize stride,
     const guint64 *r1 = (const guint64 *) (table + y1 * stride);
     return r1[x1] - r1[x] - r0[x1] + r0[x];
   }
+}
+
+/* Elements that hand on the pixels they receive unchanged. */
+static gboolean
+passes_pixels (GstElement * element)
+{
+  static const gchar *const names[] = { "queue", "queue2", "capsfilter",
+    "identity", "tee", "valve", NULL
+  };
+  GstElementFactory *f = gst_element_get_factory (element);
+  const gchar *name = f ? GST_OBJECT_NAME (f) : NULL;
+
+  if (!name)
+    return FALSE;
+  for (guint i = 0; names[i]; i++)
+    if (g_str_equal (name, names[i]))
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+gst_integral_image_meta_describes_input (const GstIntegralImageMeta * meta,
+    GstPad * sinkpad)
+{
+  GstPad *pad;
+  gboolean ret = FALSE;
+
+  g_return_val_if_fail (meta != NULL, FALSE);
+  g_return_val_if_fail (GST_IS_PAD (sinkpad), FALSE);
+  if (!meta->producer)
+    return FALSE;
+  pad = gst_pad_get_peer (sinkpad);
+  /* bounded: a pipeline has no cycles, but a pathological one costs little */
+  for (guint hops = 0; pad && hops < 64; hops++) {
+    GstPad *next = NULL;
+    GstElement *element;
+
+    if (GST_IS_GHOST_PAD (pad)) {
+      /* a bin's source ghost pad: continue at its target inside */
+      next = gst_ghost_pad_get_target (GST_GHOST_PAD (pad));
+      gst_object_unref (pad);
+      pad = next;
+      continue;
+    }
+    if (GST_IS_PROXY_PAD (pad) && GST_PAD_IS_SRC (pad)) {
+      /* the internal pad of a bin's sink ghost pad: continue outside */
+      GstProxyPad *ghost = gst_proxy_pad_get_internal (GST_PROXY_PAD (pad));
+      gst_object_unref (pad);
+      pad = NULL;
+      if (ghost) {
+        pad = gst_pad_get_peer (GST_PAD (ghost));
+        gst_object_unref (ghost);
+      }
+      continue;
+    }
+    element = gst_pad_get_parent_element (pad);
+    gst_object_unref (pad);
+    pad = NULL;
+    if (!element)
+      break;
+    if ((gpointer) element == meta->producer) {
+      ret = TRUE;
+    } else if (passes_pixels (element)) {
+      GstPad *sink = gst_element_get_static_pad (element, "sink");
+      if (sink) {
+        pad = gst_pad_get_peer (sink);
+        gst_object_unref (sink);
+      }
+    }
+    gst_object_unref (element);
+    if (ret)
+      break;
+  }
+  if (pad)
+    gst_object_unref (pad);
+  return ret;
 }

@@ -20,6 +20,17 @@
  * normally to read it on the CPU) when the element ran on CUDA memory, system
  * memory otherwise. The element has finished writing them before it pushes
  * the frame.
+ *
+ * Staleness: an element between the producer and a consumer may change the
+ * pixels in place and keep the meta (timeoverlay, textoverlay, cairooverlay
+ * write into writable buffers without copying them). The meta records its
+ * @producer, and gst_integral_image_meta_describes_input() tells a consumer
+ * whether the table still describes the pixels it receives: it does when the
+ * consumer's sink pad is linked to the producer directly, or only through
+ * elements that pass pixels unchanged (queue, queue2, capsfilter, identity,
+ * tee, valve, through ghost pads of bins). Anything else in between and the
+ * consumer computes its own table. The check follows pad links, reads no
+ * pixels, and costs nothing per pixel.
  */
 #pragma once
 
@@ -54,6 +65,8 @@ typedef struct _GstIntegralImageMeta GstIntegralImageMeta;
  * @sq_stride: bytes between rows of @sqsum
  * @plane: component of the frame the table was computed on (0 = Y or R,
  *   1 = U or G, 2 = V or B, 3 = A), as GstVideoFormatInfo numbers components
+ * @producer: the element that computed the table (not a reference: compare
+ *   only), or %NULL when unknown
  */
 struct _GstIntegralImageMeta {
   GstMeta meta;
@@ -66,6 +79,7 @@ struct _GstIntegralImageMeta {
   gsize stride;
   gsize sq_stride;
   guint plane;
+  gpointer producer;
 };
 
 GST_CUDAIMGPROC_API GType gst_integral_image_meta_api_get_type (void);
@@ -82,6 +96,13 @@ GST_CUDAIMGPROC_API
 GstIntegralImageMeta *gst_buffer_add_integral_image_meta (GstBuffer * buffer,
     GstBuffer * sum, GstBuffer * sqsum, GstIntegralImageType type,
     guint width, guint height, gsize stride, gsize sq_stride, guint plane);
+
+/* TRUE when @meta was computed by the element linked to @sinkpad, directly
+ * or through elements that pass pixels unchanged (see above), so that the
+ * table describes the pixels arriving on @sinkpad. */
+GST_CUDAIMGPROC_API
+gboolean gst_integral_image_meta_describes_input (const GstIntegralImageMeta * meta,
+    GstPad * sinkpad);
 
 /* Sum of the pixels in [x, x + w) x [y, y + h) read from a mapped table
  * (host memory). guint32 arithmetic for U32 (exact below 2^32), guint64 for
