@@ -155,6 +155,11 @@ struct _GstCudaHistogram
   gboolean post_messages;
   guint64 interval;
 
+  /* streaming thread: the mode in effect. A mode set while playing that the
+   * negotiated format cannot serve (rgb on YUV) waits for the renegotiation
+   * it asked for; until then the last mode that fitted stays. */
+  GstCudaHistogramMode active_mode;
+
   /* the frame between process() and finish(), streaming thread */
   GstBuffer *counts;            /* aux buffer: frame.n * frame.bins guint32 */
   HistLayout frame;
@@ -359,6 +364,7 @@ gst_cuda_histogram_init (GstCudaHistogram * self)
 {
   self->bins = DEFAULT_BINS;
   self->mode = DEFAULT_MODE;
+  self->active_mode = DEFAULT_MODE;
   self->roi_x = self->roi_y = DEFAULT_ROI;
   self->roi_width = self->roi_height = DEFAULT_ROI;
   self->post_messages = DEFAULT_POST_MESSAGES;
@@ -696,10 +702,13 @@ gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   GST_OBJECT_UNLOCK (self);
 
   if (mode == GST_CUDA_HISTOGRAM_MODE_RGB && !GST_VIDEO_INFO_IS_RGB (in->info)) {
-    /* mode=rgb set while playing; renegotiation is on its way */
-    GST_WARNING_OBJECT (self, "mode=rgb on %s: no histogram for this frame",
-        GST_VIDEO_INFO_NAME (in->info));
-    return GST_FLOW_OK;
+    if (self->active_mode != mode)
+      GST_WARNING_OBJECT (self, "mode=rgb on %s: keeping the previous mode "
+          "until upstream renegotiates", GST_VIDEO_INFO_NAME (in->info));
+    mode = self->active_mode == GST_CUDA_HISTOGRAM_MODE_RGB ?
+        GST_CUDA_HISTOGRAM_MODE_LUMA : self->active_mode;
+  } else {
+    self->active_mode = mode;
   }
   build_inputs (in, mode, bins, roi, inputs, &layout);
 

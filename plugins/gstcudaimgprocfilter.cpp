@@ -393,8 +393,9 @@ void
 gst_cuda_imgproc_filter_renegotiate (GstCudaImgprocFilter * self)
 {
   GST_DEBUG_OBJECT (self, "properties changed the usable formats");
+  /* upstream picks a format again; our source pad follows the new caps.
+   * Until then the element keeps serving the current format. */
   gst_base_transform_reconfigure_sink (GST_BASE_TRANSFORM (self));
-  gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
 }
 
 static gboolean

@@ -113,8 +113,10 @@ struct _GstCudaImgprocFilterClass {
 void gst_cuda_imgproc_filter_class_set_formats (GstElementClass * klass,
     const gchar * system_formats, const gchar * cuda_formats);
 
-/* Asks for renegotiation after a property that format_supported() reads
- * changed (both pads: upstream may have to change its format). */
+/* Asks upstream for renegotiation after a property that format_supported()
+ * reads changed. Frames of the old format may still arrive (or keep
+ * arriving when upstream cannot change): the element then keeps its
+ * previous setting for them. */
 void gst_cuda_imgproc_filter_renegotiate (GstCudaImgprocFilter * self);
 
 /* Negotiated input and output info (valid after set_info succeeded). */

@@ -62,6 +62,9 @@ struct _GstCudaIntegral
   guint plane;
   GstIntegralImageType sat_type;
   gboolean squared;
+
+  /* streaming thread: the plane in effect (see process()) */
+  guint active_plane;
 };
 
 #define GST_TYPE_CUDA_INTEGRAL_SAT_TYPE (gst_cuda_integral_sat_type_get_type ())
@@ -261,11 +264,15 @@ gst_cuda_integral_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   GST_OBJECT_UNLOCK (self);
 
   if (plane >= gst_cuda_imgproc_n_components (in->info)) {
-    /* `plane` changed while playing; renegotiation is on its way */
-    GST_WARNING_OBJECT (self, "plane=%u not in %s: no table for this frame",
-        plane, GST_VIDEO_INFO_NAME (in->info));
-    return GST_FLOW_OK;
+    /* set while playing: the last plane that fitted stays until upstream
+     * renegotiates (the meta says which plane it is) */
+    GST_WARNING_OBJECT (self, "plane=%u not in %s: keeping plane %u until "
+        "upstream renegotiates", plane, GST_VIDEO_INFO_NAME (in->info),
+        self->active_plane);
+    plane = MIN (self->active_plane,
+        gst_cuda_imgproc_n_components (in->info) - 1);
   }
+  self->active_plane = plane;
   const cip::ImageView view = in->component (plane);
   const cip::SatType ctype = type == GST_INTEGRAL_IMAGE_TYPE_U64 ?
       cip::SatType::u64 : cip::SatType::u32;

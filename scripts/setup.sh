@@ -10,7 +10,7 @@ export PATH="/usr/local/cuda/bin:$PATH"
 pkgs=(meson ninja-build pkg-config gcc g++ libgstreamer1.0-dev
       libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
       gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-      gstreamer1.0-plugins-bad libgl-dev)
+      gstreamer1.0-plugins-bad gstreamer1.0-x libgl-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
