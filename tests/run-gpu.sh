@@ -2,28 +2,48 @@
 # Runs every test executable of a build on the GPU machine (which has no
 # GStreamer and no Meson): sources the GStreamer bundle, requires the GPU
 # (CIP_REQUIRE_GPU=1 turns a GPU skip into a failure) and logs to $OUT.
+# The executables to run are those the build defines, listed by Meson in
+# tests/test-executables.list (copied by tests/stage-gpu.sh): a missing list
+# or a missing executable is a failure, never "0 failed".
 # Usage: tests/run-gpu.sh [BUILD_DIR]   (default build)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
 out=${OUT:-/tmp}
+list="$build/tests/test-executables.list"
+if [ ! -s "$list" ]; then
+  echo "gpu tests: FAIL: $list is missing or empty (stage with tests/stage-gpu.sh)"
+  exit 1
+fi
+mapfile -t names < <(grep -v '^[[:space:]]*$' "$list")
+if [ "${#names[@]}" -eq 0 ]; then
+  echo "gpu tests: FAIL: $list names no test executable"
+  exit 1
+fi
 source "$top/.gpu/gst/env.sh"
 export GST_PLUGIN_PATH="$build/plugins" CIP_REQUIRE_GPU=1 CK_FORK=no
 export CK_DEFAULT_TIMEOUT=600 GST_REGISTRY="/tmp/cip-gpu-registry.bin"
+log="$out/gpu-tests.log"
 pass=0; fail=0; failed=()
-for t in "$build"/tests/test_*; do
-  [ -x "$t" ] || continue
-  name=$(basename "$t")
+for name in "${names[@]}"; do
+  t="$build/tests/$name"
+  if [ ! -x "$t" ]; then
+    fail=$((fail + 1)); failed+=("$name")
+    echo "$name: FAIL (missing: $t)" | tee -a "$log"
+    continue
+  fi
   start=$(date +%s)
-  log="$out/gpu-tests.log"
   echo "==== $name" >> "$log"
-  if "$t" > /tmp/$name.log 2>&1; then
+  "$t" > "/tmp/$name.log" 2>&1
+  rc=$?
+  if [ "$rc" -eq 0 ]; then
     pass=$((pass + 1)); r=PASS
   else
-    fail=$((fail + 1)); r="FAIL ($?)"; failed+=("$name")
+    # 77 (no test ran) is a failure too: the GPU cases must run here
+    fail=$((fail + 1)); r="FAIL ($rc)"; failed+=("$name")
   fi
-  cat /tmp/$name.log >> "$log"
-  echo "$name: $r in $(( $(date +%s) - start )) s"; tail -n 3 /tmp/$name.log
+  cat "/tmp/$name.log" >> "$log"
+  echo "$name: $r in $(( $(date +%s) - start )) s"; tail -n 3 "/tmp/$name.log"
 done
-echo "gpu tests: $pass passed, $fail failed ${failed[*]:-}"
-[ "$fail" -eq 0 ]
+echo "gpu tests: $pass passed, $fail failed of ${#names[@]} ${failed[*]:-}"
+[ "$fail" -eq 0 ] && [ "$pass" -eq "${#names[@]}" ]

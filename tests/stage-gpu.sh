@@ -8,12 +8,18 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:?usage: stage-gpu.sh BUILD_DIR}
 dst="$top/.gpu/build"
 rm -rf "$dst"; mkdir -p "$dst"/{tests,plugins,gst-libs,pipelines,bench}
-find "$build/tests" -maxdepth 1 -type f -name "test_*" -executable -exec cp {} "$dst/tests/" \;
+# the list of test executables the build defines: run-gpu.sh runs exactly
+# these and fails on any that is missing
+cp "$build/tests/test-executables.list" "$dst/tests/"
+while read -r t; do
+  [ -n "$t" ] || continue
+  cp "$build/tests/$t" "$dst/tests/" || { echo "stage-gpu: $t was not built" >&2; exit 1; }
+done < "$build/tests/test-executables.list"
 cp "$build"/plugins/*.so "$dst/plugins/"
 find "$build/gst-libs" -maxdepth 1 -name "*.so*" ! -type d -exec cp -P {} "$dst/gst-libs/" \;
 cp "$build"/pipelines/integral-rect "$dst/pipelines/" 2>/dev/null || true
 cp "$build"/bench/bench_element "$dst/bench/" 2>/dev/null || true
-strip --strip-debug "$dst"/tests/* "$dst"/plugins/*.so 2>/dev/null || true
+strip --strip-debug "$dst"/tests/test_* "$dst"/plugins/*.so 2>/dev/null || true
 du -sh "$dst"
 # the test executables need libgstcheck, which the GStreamer bundle lacks
 if [ -d "$top/.gpu/gst/lib" ]; then

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "bench.h"
+#include "bench_npp.h"
 #include "cip/boxfilter.h"
 #include "cip/integral.h"
 
@@ -149,24 +150,7 @@ main (int argc, char **argv)
       args.quick ? " (quick)" : "");
 
 #ifdef HAVE_NPP
-  NppStreamContext npp = {};
-  {
-    int d = 0;
-    cudaDeviceProp p;
-    BENCH_CHECK (cudaGetDevice (&d));
-    BENCH_CHECK (cudaGetDeviceProperties (&p, d));
-    unsigned flags = 0;
-    BENCH_CHECK (cudaStreamGetFlags (stream, &flags));
-    npp.hStream = stream;
-    npp.nCudaDeviceId = d;
-    npp.nMultiProcessorCount = p.multiProcessorCount;
-    npp.nMaxThreadsPerMultiProcessor = p.maxThreadsPerMultiProcessor;
-    npp.nMaxThreadsPerBlock = p.maxThreadsPerBlock;
-    npp.nSharedMemPerBlock = p.sharedMemPerBlock;
-    npp.nCudaDevAttrComputeCapabilityMajor = p.major;
-    npp.nCudaDevAttrComputeCapabilityMinor = p.minor;
-    npp.nStreamFlags = flags;
-  }
+  const NppStreamContext npp = bench::npp_stream_context (stream);
 #else
   printf ("built without NPP: no library baseline\n");
 #endif

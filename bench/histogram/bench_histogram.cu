@@ -16,6 +16,7 @@
  * JSON object per measurement.
  */
 #include "bench.h"
+#include "bench_npp.h"
 
 #include <cub/device/device_histogram.cuh>
 
@@ -416,24 +417,7 @@ main (int argc, char **argv)
   for (int k = 0; k < 4; k++)
     BENCH_CHECK (cudaMalloc (&c.cub_out[k], 256 * 4));
 #ifdef HAVE_NPP
-  {
-    int dev = 0;
-    cudaDeviceProp prop;
-    BENCH_CHECK (cudaGetDevice (&dev));
-    BENCH_CHECK (cudaGetDeviceProperties (&prop, dev));
-    memset (&c.npp, 0, sizeof (c.npp));
-    c.npp.hStream = c.stream;
-    c.npp.nCudaDeviceId = dev;
-    c.npp.nMultiProcessorCount = prop.multiProcessorCount;
-    c.npp.nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
-    c.npp.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
-    c.npp.nSharedMemPerBlock = prop.sharedMemPerBlock;
-    c.npp.nCudaDevAttrComputeCapabilityMajor = prop.major;
-    c.npp.nCudaDevAttrComputeCapabilityMinor = prop.minor;
-    unsigned int flags = 0;
-    BENCH_CHECK (cudaStreamGetFlags (c.stream, &flags));
-    c.npp.nStreamFlags = flags;
-  }
+  c.npp = bench::npp_stream_context (c.stream);
 #endif
 
   printf ("histogram bench on %s, %d runs per timing, 256 bins\n", c.device.c_str (),

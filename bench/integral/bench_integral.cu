@@ -21,6 +21,7 @@
 #include <cuda_runtime.h>
 
 #include "bench.h"
+#include "bench_npp.h"
 #include "cip/integral.h"
 #include "detail/integral_internal.h"
 
@@ -266,29 +267,6 @@ time_ours (Context &cx, const Image &im, cip::SatType type, bool squared,
 }
 
 #ifdef HAVE_NPP
-NppStreamContext
-npp_context (cudaStream_t stream)
-{
-  NppStreamContext c;
-  memset (&c, 0, sizeof (c));
-  int dev = 0;
-  cudaDeviceProp p;
-  BENCH_CHECK (cudaGetDevice (&dev));
-  BENCH_CHECK (cudaGetDeviceProperties (&p, dev));
-  unsigned flags = 0;
-  BENCH_CHECK (cudaStreamGetFlags (stream, &flags));
-  c.hStream = stream;
-  c.nCudaDeviceId = dev;
-  c.nMultiProcessorCount = p.multiProcessorCount;
-  c.nMaxThreadsPerMultiProcessor = p.maxThreadsPerMultiProcessor;
-  c.nMaxThreadsPerBlock = p.maxThreadsPerBlock;
-  c.nSharedMemPerBlock = p.sharedMemPerBlock;
-  c.nCudaDevAttrComputeCapabilityMajor = p.major;
-  c.nCudaDevAttrComputeCapabilityMinor = p.minor;
-  c.nStreamFlags = flags;
-  return c;
-}
-
 /* NPP's 8u32s integral (same exclusive layout, nVal = 0); its output is
  * compared with our u32 reference bit for bit and a difference is reported,
  * not fatal. Returns the median ms or a negative value if NPP failed. */
@@ -296,7 +274,7 @@ double
 time_npp (Context &cx, const Image &im, const Ref &ref32, const std::string &sz)
 {
   Table t (im.w, im.h, 4);
-  const NppStreamContext ctx = npp_context (cx.stream);
+  const NppStreamContext ctx = bench::npp_stream_context (cx.stream);
   const NppiSize roi = { im.w, im.h };
   NppStatus ns = nppiIntegral_8u32s_C1R_Ctx (im.dev, (int) im.pitch,
       static_cast<Npp32s *> (t.dev), (int) t.pitch, roi, 0, ctx);

@@ -4,8 +4,10 @@
  * BT.709 weights) for every format and mode, bins 2..256, every content,
  * regions at edges and corners, 1x1 and odd sizes, padded strides; every
  * histogram sums to the region's pixel count; message fields, types and
- * statistics; interval aggregation, EOS, flushes, renegotiation; refused
- * caps; properties. CPU path always; GPU path (system and CUDA memory) when
+ * statistics; interval aggregation, EOS (with a partial and with an empty
+ * interval), flushes, a frame of unknown duration, the reset on a change of
+ * bins, mode, region or caps; renegotiation on every path; compute=auto;
+ * refused caps; properties. CPU path always; GPU path (system and CUDA memory) when
  * a device works, where it must also equal the CPU path. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -17,8 +19,7 @@
 #include <cstring>
 #include <string>
 
-#include "cipcheck.h"
-#include "testframe.h"
+#include "elementcheck.h"
 #include "cip/histogram.h"
 
 #ifdef HAVE_GST_CUDA
@@ -26,8 +27,6 @@
 #endif
 
 using namespace testutil;
-
-static const char *compute_mode = "cpu";
 
 /* Region properties as set on the element (0 = to the edge). */
 struct Roi {
@@ -186,8 +185,20 @@ check_meta (GstBuffer * out, const Expected & e, guint bins,
     }
     fail_unless_equals_uint64 (total, e.values[i].size ());
   }
-  /* luma and colour histograms cover exactly the region */
-  fail_unless_equals_uint64 (e.values[0].size (), (guint64) e.w * e.h);
+  /* luma and colour histograms (and plane0) count exactly the region the
+   * meta reports, which is the clipped region */
+  fail_unless_equals_uint64 ((guint64) m->roi_width * m->roi_height,
+      (guint64) e.w * e.h);
+  for (size_t i = 0; i < e.names.size (); i++) {
+    const std::string & n = e.names[i];
+    if (n != "luma" && n != "red" && n != "green" && n != "blue" &&
+        n != "plane0")
+      continue;
+    guint64 total = 0;
+    for (guint b = 0; b < bins; b++)
+      total += m->counts[i * bins + b];
+    fail_unless_equals_uint64 (total, (guint64) m->roi_width * m->roi_height);
+  }
   fail_unless (gst_histogram_meta_get_counts (m, "nope") == NULL);
 }
 
@@ -272,60 +283,15 @@ uint64_field (GstMessage * msg, const char *name)
 
 /* ---- a harness with a bus ------------------------------------------------- */
 
-struct Run {
-  GstHarness *h;
-  GstBus *bus;
+/* cudahistogram (compute=compute_mode) in a harness with a bus. */
+struct Run : ElementHarness {
   GstElement *element;          /* cudahistogram, owned by the harness */
 
   Run (const std::string & props, const GstVideoInfo * info, bool cuda = false)
+      : ElementHarness (std::string ("cudahistogram compute=") + compute_mode +
+      " " + props, info, cuda)
   {
-    std::string launch = std::string ("cudahistogram compute=") +
-        compute_mode + " " + props;
-    h = gst_harness_new_parse (launch.c_str ());
-    element = gst_harness_find_element (h, "cudahistogram");
-    gst_object_unref (element);
-    bus = gst_bus_new ();
-    gst_element_set_bus (h->element, bus);
-    if (info)
-      caps (info, cuda);
-  }
-  ~Run ()
-  {
-    gst_harness_teardown (h);
-    /* queued messages hold refs to the elements, which hold the bus */
-    gst_bus_set_flushing (bus, TRUE);
-    gst_object_unref (bus);
-  }
-  void caps (const GstVideoInfo * info, bool cuda = false)
-  {
-    gst_harness_set_caps (h, video_caps (info, cuda), video_caps (info, cuda));
-  }
-  /* Pushes a frame (taking it) and returns the output frame. */
-  GstBuffer *push (GstBuffer * in)
-  {
-    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
-    GstBuffer *out = gst_harness_pull (h);
-    fail_unless (out != NULL);
-    return out;
-  }
-  /* The next element message (NULL after `timeout`); fails on an error. */
-  GstMessage *pop (GstClockTime timeout = GST_SECOND)
-  {
-    GstMessage *m = gst_bus_timed_pop_filtered (bus, timeout,
-        (GstMessageType) (GST_MESSAGE_ELEMENT | GST_MESSAGE_ERROR));
-    if (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
-      GError *err = NULL;
-      gst_message_parse_error (m, &err, NULL);
-      fail ("error message: %s", err->message);
-    }
-    return m;
-  }
-  void expect_no_message ()
-  {
-    GstMessage *m = pop (0);
-    if (m)
-      fail ("unexpected message %s",
-          gst_structure_to_string (gst_message_get_structure (m)));
+    element = find ("cudahistogram");
   }
 };
 
@@ -631,19 +597,21 @@ GST_END_TEST;
  * without duration when dur is NONE) and returns what each contains. */
 static std::vector<Expected>
 push_timed (Run & run, const GstVideoInfo * info, const std::string & mode,
-    int first, int n, GstClockTime dur)
+    int first, int n, GstClockTime dur, Roi roi = full_frame)
 {
   std::vector<Expected> frames;
+  guint bins;
+  g_object_get (run.element, "bins", &bins, NULL);
   for (int i = first; i < first + n; i++) {
     GstBuffer *in = make_video_buffer (info, Content::random, 100 + i);
     GstClockTime step = GST_CLOCK_TIME_IS_VALID (dur) ? dur :
         gst_util_uint64_scale_int (GST_SECOND, 1, 30);
     GST_BUFFER_PTS (in) = i * step;
     GST_BUFFER_DURATION (in) = dur;
-    frames.push_back (naive (in, info, mode, full_frame));
+    frames.push_back (naive (in, info, mode, roi));
     GstBuffer *out = run.push (in);
     /* the meta holds the frame's own counts, not the sums */
-    check_meta (out, frames.back (), 256, "timed frame");
+    check_meta (out, frames.back (), bins, "timed frame");
     gst_buffer_unref (out);
   }
   return frames;
@@ -655,10 +623,12 @@ check_interval (Run & run, const std::vector<Expected> & frames, size_t from,
     size_t n, GstClockTime pts, GstClockTime duration)
 {
   Expected sum;
+  guint bins;
+  g_object_get (run.element, "bins", &bins, NULL);
   for (size_t i = from; i < from + n; i++)
     append (sum, frames[i]);
   GstMessage *msg = run.pop ();
-  check_message (msg, sum, 256, (guint) n, "interval");
+  check_message (msg, sum, bins, (guint) n, "interval");
   fail_unless_equals_uint64 (uint64_field (msg, "timestamp"), pts);
   fail_unless_equals_uint64 (uint64_field (msg, "running-time"), pts);
   fail_unless_equals_uint64 (uint64_field (msg, "stream-time"), pts);
@@ -775,25 +745,197 @@ GST_START_TEST (test_interval_resets)
 }
 GST_END_TEST;
 
-/* Renegotiation: each caps' frames are counted with their own layout. */
+/* A change of `mode` or of the region between frames discards the partial
+ * interval: the next message holds only the frames after the change. */
+GST_START_TEST (test_interval_resets_mode_roi)
+{
+  const GstClockTime d = 10 * GST_MSECOND;
+  GstVideoInfo a = video_info (GST_VIDEO_FORMAT_NV12, 64, 48);
+  GstVideoInfo g = video_info (GST_VIDEO_FORMAT_GRAY8, 40, 30);
+  const Roi roi = { 5, 3, 20, 11 };
+
+  {
+    /* luma -> planes: one histogram -> three */
+    Run run ("bins=64 interval=" + std::to_string (3 * d), &a);
+    push_timed (run, &a, "luma", 0, 2, d);
+    g_object_set (run.element, "mode", 2 /* planes */, NULL);
+    std::vector<Expected> f = push_timed (run, &a, "planes", 2, 3, d);
+    check_interval (run, f, 0, 3, 2 * d, 3 * d);
+    run.expect_no_message ();
+  }
+  {
+    /* luma -> planes on GRAY8: one histogram either way, another name */
+    Run run ("interval=" + std::to_string (3 * d), &g);
+    push_timed (run, &g, "luma", 0, 1, d);
+    g_object_set (run.element, "mode", 2 /* planes */, NULL);
+    std::vector<Expected> f = push_timed (run, &g, "planes", 1, 3, d);
+    check_interval (run, f, 0, 3, d, 3 * d);
+    run.expect_no_message ();
+  }
+  {
+    /* full frame -> a region, then the region -> back to the full frame */
+    Run run ("mode=planes interval=" + std::to_string (3 * d), &a);
+    push_timed (run, &a, "planes", 0, 2, d);
+    g_object_set (run.element, "roi-x", roi.x, "roi-y", roi.y, "roi-width",
+        roi.w, "roi-height", roi.h, NULL);
+    std::vector<Expected> f = push_timed (run, &a, "planes", 2, 4, d, roi);
+    check_interval (run, f, 0, 3, 2 * d, 3 * d);
+    g_object_set (run.element, "roi-x", 0, "roi-y", 0, "roi-width", 0,
+        "roi-height", 0, NULL);
+    std::vector<Expected> h = push_timed (run, &a, "planes", 6, 3, d);
+    check_interval (run, h, 0, 3, 6 * d, 3 * d);
+    run.expect_no_message ();
+  }
+  {
+    /* only the width changes */
+    Run run ("interval=" + std::to_string (2 * d), &g);
+    push_timed (run, &g, "luma", 0, 1, d);
+    g_object_set (run.element, "roi-width", 7, NULL);
+    std::vector<Expected> f = push_timed (run, &g, "luma", 1, 2, d,
+        Roi { 0, 0, 7, 0 });
+    check_interval (run, f, 0, 2, d, 2 * d);
+    run.expect_no_message ();
+  }
+}
+GST_END_TEST;
+
+/* A frame whose duration is unknown (no buffer duration, no frame rate)
+ * closes the interval, whatever it holds. */
+GST_START_TEST (test_interval_unknown_duration)
+{
+  const GstClockTime d = 10 * GST_MSECOND;
+  GstVideoInfo info = video_info (GST_VIDEO_FORMAT_GRAY8, 16, 8);
+  GST_VIDEO_INFO_FPS_N (&info) = 0;
+  GST_VIDEO_INFO_FPS_D (&info) = 1;
+  Run run ("interval=" + std::to_string (GST_SECOND), &info);
+
+  /* alone: one message per frame */
+  std::vector<Expected> f = push_timed (run, &info, "luma", 0, 2,
+      GST_CLOCK_TIME_NONE);
+  for (int i = 0; i < 2; i++) {
+    GstMessage *msg = run.pop ();
+    check_message (msg, f[i], 256, 1, "unknown duration");
+    fail_unless_equals_uint64 (uint64_field (msg, "duration"), 0);
+    gst_message_unref (msg);
+  }
+  run.expect_no_message ();
+  /* after two known ones: closes the three, duration of the known ones */
+  std::vector<Expected> k = push_timed (run, &info, "luma", 2, 2, d);
+  run.expect_no_message ();
+  std::vector<Expected> u = push_timed (run, &info, "luma", 4, 1,
+      GST_CLOCK_TIME_NONE);
+  k.push_back (u[0]);
+  Expected sum;
+  for (const Expected & e : k)
+    append (sum, e);
+  GstMessage *msg = run.pop ();
+  check_message (msg, sum, 256, 3, "known then unknown");
+  fail_unless_equals_uint64 (uint64_field (msg, "duration"), 2 * d);
+  gst_message_unref (msg);
+  run.expect_no_message ();
+}
+GST_END_TEST;
+
+/* EOS posts nothing when no frame is waiting: right after an interval
+ * closed, after a flush, and before any frame. */
+GST_START_TEST (test_eos_empty_interval)
+{
+  const GstClockTime d = 10 * GST_MSECOND;
+  GstVideoInfo info = video_info (GST_VIDEO_FORMAT_I420, 32, 16);
+  {
+    Run run ("interval=" + std::to_string (3 * d), &info);
+    std::vector<Expected> f = push_timed (run, &info, "luma", 0, 3, d);
+    check_interval (run, f, 0, 3, 0, 3 * d);
+    fail_unless (gst_harness_push_event (run.h, gst_event_new_eos ()));
+    run.expect_no_message ();
+  }
+  {
+    Run run ("interval=" + std::to_string (3 * d), &info);
+    push_timed (run, &info, "luma", 0, 2, d);
+    fail_unless (gst_harness_push_event (run.h, gst_event_new_flush_start ()));
+    fail_unless (gst_harness_push_event (run.h,
+            gst_event_new_flush_stop (TRUE)));
+    fail_unless (gst_harness_push_event (run.h, gst_event_new_eos ()));
+    run.expect_no_message ();
+  }
+  {
+    Run run ("interval=" + std::to_string (3 * d), &info);
+    fail_unless (gst_harness_push_event (run.h, gst_event_new_eos ()));
+    run.expect_no_message ();
+  }
+  {
+    /* interval=0: every frame posted at once, nothing left for EOS */
+    Run run ("", &info);
+    std::vector<Expected> f = push_timed (run, &info, "luma", 0, 2, d);
+    for (int i = 0; i < 2; i++)
+      check_interval (run, f, i, 1, i * d, d);
+    fail_unless (gst_harness_push_event (run.h, gst_event_new_eos ()));
+    run.expect_no_message ();
+  }
+}
+GST_END_TEST;
+
+/* compute=auto, and no compute= at all (the default): the GPU when one
+ * works, else the CPU; the counts are right either way. */
+GST_START_TEST (test_compute_auto)
+{
+  compute_mode = "auto";
+  run_case (GST_VIDEO_FORMAT_NV12, 66, 34, "planes", 64, Roi { 3, 3, 0, 0 },
+      Content::random, 5);
+  run_case (GST_VIDEO_FORMAT_BGRA, 33, 17, "rgb", 256, full_frame,
+      Content::natural, 0);
+  run_case (GST_VIDEO_FORMAT_RGBx, 35, 21, "luma", 16, full_frame,
+      Content::random, 3);
+  compute_mode = "cpu";
+  GstVideoInfo info = video_info (GST_VIDEO_FORMAT_Y444, 45, 31);
+  for_each_path ([&info] (const Path & p) {
+    FrameSource src (&info, p.memory);
+    ElementHarness run ("cudahistogram mode=planes bins=32", &info, p.cuda ());
+    for (uint32_t seed = 1; seed <= 2; seed++) {
+      GstBuffer *in = src.make (Content::random, seed);
+      Expected e = naive (in, &info, "planes", full_frame);
+      GstBuffer *out = run.push (in);
+      check_meta (out, e, 32, "default compute " + p.name ());
+      gst_buffer_unref (out);
+      GstMessage *msg = run.pop ();
+      check_message (msg, e, 32, 1, "default compute " + p.name ());
+      gst_message_unref (msg);
+    }
+  });
+}
+GST_END_TEST;
+
+/* Renegotiation: each caps' frames are counted with their own layout, on
+ * every path (GPU: scratch frames and count buffers rebuilt), two frames per
+ * caps. */
 GST_START_TEST (test_renegotiation)
 {
   GstVideoInfo a = video_info (GST_VIDEO_FORMAT_NV12, 64, 48);
   GstVideoInfo b = video_info (GST_VIDEO_FORMAT_RGBA, 33, 21);
   GstVideoInfo c = video_info (GST_VIDEO_FORMAT_GRAY8, 5, 3);
-  Run run ("mode=planes bins=32", &a);
-  int seed = 0;
-  for (GstVideoInfo * info : { &a, &b, &c, &a }) {
-    run.caps (info);
-    GstBuffer *in = make_video_buffer (info, Content::random, seed++);
-    Expected e = naive (in, info, "planes", full_frame);
-    GstBuffer *out = run.push (in);
-    check_meta (out, e, 32, "renegotiation");
-    gst_buffer_unref (out);
-    GstMessage *msg = run.pop ();
-    check_message (msg, e, 32, 1, "renegotiation");
-    gst_message_unref (msg);
-  }
+  GstVideoInfo d = video_info (GST_VIDEO_FORMAT_I420, 1283, 723);
+  for_each_path ([&] (const Path & p) {
+    compute_mode = p.compute;
+    Run run ("mode=planes bins=32", nullptr);
+    compute_mode = "cpu";
+    int seed = 0;
+    for (GstVideoInfo * info : { &a, &b, &c, &a, &d, &b }) {
+      if (p.cuda () && info == &c)
+        continue;               /* GRAY8 is system memory only */
+      FrameSource src (info, p.memory);
+      run.caps (info, p.cuda ());
+      for (int i = 0; i < 2; i++) {
+        GstBuffer *in = src.make (Content::random, seed++);
+        Expected e = naive (in, info, "planes", full_frame);
+        GstBuffer *out = run.push (in);
+        check_meta (out, e, 32, "renegotiation " + p.name ());
+        gst_buffer_unref (out);
+        GstMessage *msg = run.pop ();
+        check_message (msg, e, 32, 1, "renegotiation " + p.name ());
+        gst_message_unref (msg);
+      }
+    }
+  });
 }
 GST_END_TEST;
 
@@ -883,15 +1025,12 @@ GST_START_TEST (test_gpu_cuda_memory)
     GST_VIDEO_FORMAT_BGRx };
   static const Size sizes[] = { {2, 2}, {34, 18}, {1920, 1080} };
   const Roi rois[] = { full_frame, {1, 1, 0, 0}, {7, 3, 100, 50} };
-  GstCudaContext *ctx = gst_cuda_context_new (0);
-  fail_unless (ctx != NULL);
   compute_mode = "gpu";
 
   for (GstVideoFormat fmt : fmts) {
     for (const Size & s : sizes) {
       GstVideoInfo info = video_info (fmt, s.w, s.h);
-      GstCaps *caps = video_caps (&info, true);
-      GstBufferPool *pool = make_cuda_pool (ctx, caps, &info);
+      FrameSource src (&info, Memory::cuda);
       for (const std::string & mode : modes_for (fmt)) {
         for (const Roi & r : rois) {
           std::string what = props (mode, 64, r) + " CUDA " +
@@ -901,10 +1040,7 @@ GST_START_TEST (test_gpu_cuda_memory)
               std::to_string (2 * GST_MSECOND), &info, true);
           Expected sum;
           for (int i = 0; i < 2; i++) {
-            GstBuffer *in = NULL;
-            fail_unless (gst_buffer_pool_acquire_buffer (pool, &in, NULL) ==
-                GST_FLOW_OK);
-            fill_video_buffer (in, &info, Content::random, s.w + i);
+            GstBuffer *in = src.make (Content::random, s.w + i);
             GST_BUFFER_PTS (in) = i * GST_MSECOND;
             GST_BUFFER_DURATION (in) = GST_MSECOND;
             Expected e = naive (in, &info, mode, r);
@@ -919,13 +1055,9 @@ GST_START_TEST (test_gpu_cuda_memory)
           gst_message_unref (msg);
         }
       }
-      gst_buffer_pool_set_active (pool, FALSE);
-      gst_object_unref (pool);
-      gst_caps_unref (caps);
     }
   }
   compute_mode = "cpu";
-  gst_object_unref (ctx);
 }
 GST_END_TEST;
 #endif
@@ -933,34 +1065,31 @@ GST_END_TEST;
 static Suite *
 cudahistogram_suite (void)
 {
-  Suite *s = suite_create ("cudahistogram");
-  TCase *cpu = tcase_create ("cpu");
+  ElementSuite es ("cudahistogram");
 
-  suite_add_tcase (s, cpu);
-  tcase_add_test (cpu, test_properties);
-  tcase_add_test (cpu, test_every_format_and_mode);
-  tcase_add_test (cpu, test_contents);
-  tcase_add_test (cpu, test_every_bins);
-  tcase_add_test (cpu, test_regions);
-  tcase_add_test (cpu, test_sizes_and_strides);
-  tcase_add_test (cpu, test_statistics);
-  tcase_add_test (cpu, test_message_fields);
-  tcase_add_test (cpu, test_interval);
-  tcase_add_test (cpu, test_interval_rounding);
-  tcase_add_test (cpu, test_post_messages_false);
-  tcase_add_test (cpu, test_interval_resets);
-  tcase_add_test (cpu, test_renegotiation);
-  tcase_add_test (cpu, test_rgb_refused);
-
+  tcase_add_test (es.cpu, test_properties);
+  tcase_add_test (es.cpu, test_every_format_and_mode);
+  tcase_add_test (es.cpu, test_contents);
+  tcase_add_test (es.cpu, test_every_bins);
+  tcase_add_test (es.cpu, test_regions);
+  tcase_add_test (es.cpu, test_sizes_and_strides);
+  tcase_add_test (es.cpu, test_statistics);
+  tcase_add_test (es.cpu, test_message_fields);
+  tcase_add_test (es.cpu, test_interval);
+  tcase_add_test (es.cpu, test_interval_rounding);
+  tcase_add_test (es.cpu, test_post_messages_false);
+  tcase_add_test (es.cpu, test_interval_resets);
+  tcase_add_test (es.cpu, test_interval_resets_mode_roi);
+  tcase_add_test (es.cpu, test_interval_unknown_duration);
+  tcase_add_test (es.cpu, test_eos_empty_interval);
+  tcase_add_test (es.cpu, test_renegotiation);
+  tcase_add_test (es.cpu, test_compute_auto);
+  tcase_add_test (es.cpu, test_rgb_refused);
 #ifdef HAVE_GST_CUDA
-  TCase *tc = tcase_create ("gpu");
-  tcase_add_test (tc, test_gpu_system_memory);
-  tcase_add_test (tc, test_gpu_cuda_memory);
-  cip_check_add_gpu_tcase (s, tc, cuda_device_works ());
-#else
-  cip_check_add_gpu_tcase (s, tcase_create ("gpu"), FALSE);
+  tcase_add_test (es.gpu, test_gpu_system_memory);
+  tcase_add_test (es.gpu, test_gpu_cuda_memory);
 #endif
-  return s;
+  return es.finish ();
 }
 
 int

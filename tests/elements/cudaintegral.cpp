@@ -1,8 +1,11 @@
 /* cudaintegral element tests: the attached SAT equals a naive sum over the
  * frame's component (read through GstVideoFrame, not the plugin's helpers)
  * for every format and plane, padded strides, both SAT types and the squared
- * table; video passes unchanged; renegotiation; refused caps; properties.
- * CPU path always; GPU path (system and CUDA memory) when a device works. */
+ * table; video passes unchanged; renegotiation; property changes between
+ * frames while PLAYING; several frames through one element (recycled table
+ * buffers); compute=auto; refused caps; properties.
+ * CPU path always; GPU path (system and CUDA memory) when a device works
+ * (tests/common/elementcheck.h runs the cases on every path). */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
@@ -11,20 +14,14 @@
 #include <cstring>
 #include <string>
 
-#include "cipcheck.h"
-#include "testframe.h"
+#include "elementcheck.h"
 #include "cip/cip.h"
 
 #ifdef HAVE_GST_CUDA
-#include <gst/cuda/gstcudacontext.h>
-#include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
-#include <gst/cuda/gstcudabufferpool.h>
 #endif
 
 using namespace testutil;
-
-static const char *compute_mode = "cpu";
 
 /* Checks the meta of `out` against a naive SAT of component `plane` of `in`. */
 static void
@@ -190,27 +187,121 @@ GST_START_TEST (test_u32_wraps_rect_sums_exact)
 }
 GST_END_TEST;
 
+/* Where the table of a frame on path p must live: CUDA memory for CUDA input
+ * (the GPU path), system memory otherwise. */
+static void
+check_table_memory (GstBuffer * out, const Path & p)
+{
+  GstIntegralImageMeta *m = gst_buffer_get_integral_image_meta (out);
+  fail_unless (m != NULL);
+#ifdef HAVE_GST_CUDA
+  bool cuda = gst_is_cuda_memory (gst_buffer_peek_memory (m->sum, 0));
+  fail_unless (cuda == p.cuda (), "%s: table in %s memory", p.name ().c_str (),
+      cuda ? "CUDA" : "system");
+  if (m->sqsum)
+    fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (m->sqsum, 0)) ==
+        p.cuda (), "%s: squared table memory", p.name ().c_str ());
+#else
+  (void) p;
+#endif
+}
+
+/* Pushes one frame of `src` (distinct content per seed) through hrn and
+ * checks its table(s); the output is released before the next frame so the
+ * element's table pools recycle buffers that hold the previous (different)
+ * table. */
+static void
+push_check (ElementHarness & hrn, FrameSource & src, const Path & p,
+    guint plane, bool u64, bool squared, uint32_t seed, int pad,
+    const std::string & what)
+{
+  GstBuffer *in = src.make (Content::random, seed, p.cuda () ? 0 : pad);
+  GstBuffer *keep = gst_buffer_ref (in);
+  GstBuffer *out = hrn.push (in);
+  check_meta (keep, out, src.info (), plane, u64, squared, what + " " +
+      p.name () + " " + GST_VIDEO_INFO_NAME (src.info ()) + " seed " +
+      std::to_string (seed));
+  check_table_memory (out, p);
+  gst_buffer_unref (out);
+  gst_buffer_unref (keep);
+}
+
+/* New caps mid-stream on every path (scratch frames, table pools and
+ * workspace rebuilt for another format and size), two frames per caps. */
 GST_START_TEST (test_renegotiation)
 {
-  std::string launch = std::string ("cudaintegral compute=") + compute_mode;
-  GstHarness *hrn = gst_harness_new_parse (launch.c_str ());
-  GstVideoInfo a = video_info (GST_VIDEO_FORMAT_NV12, 64, 48);
-  GstVideoInfo b = video_info (GST_VIDEO_FORMAT_RGBA, 33, 21);
+  for_each_path ([] (const Path & p) {
+    ElementHarness hrn (std::string ("cudaintegral compute=") + p.compute);
+    const GstVideoInfo infos[3] = { video_info (GST_VIDEO_FORMAT_NV12, 64, 48),
+      video_info (GST_VIDEO_FORMAT_RGBA, 33, 21),
+      video_info (GST_VIDEO_FORMAT_I420, 1283, 723) };
+    uint32_t seed = 5;
+    for (int k : { 0, 1, 2, 0, 1 }) {
+      FrameSource src (&infos[k], p.memory);
+      hrn.caps (&infos[k], p.cuda ());
+      for (int i = 0; i < 2; i++)
+        push_check (hrn, src, p, 0, false, false, seed++, 3 * k,
+            "renegotiation");
+    }
+  });
+}
+GST_END_TEST;
 
-  gst_harness_set_caps (hrn, video_caps (&a), video_caps (&a));
-  for (int i = 0; i < 2; i++) {
-    GstVideoInfo *info = i == 0 ? &a : &b;
-    if (i == 1)
-      gst_harness_set_caps (hrn, video_caps (&b), video_caps (&b));
-    GstBuffer *in = make_video_buffer (info, Content::random, 5 + i);
-    GstBuffer *keep = gst_buffer_ref (in);
-    fail_unless_equals_int (gst_harness_push (hrn, in), GST_FLOW_OK);
-    GstBuffer *out = gst_harness_pull (hrn);
-    check_meta (keep, out, info, 0, false, false, "renegotiation");
-    gst_buffer_unref (out);
-    gst_buffer_unref (keep);
+/* sat-type and squared changed between frames while PLAYING apply to the
+ * next frame; several frames per setting (recycled tables). */
+GST_START_TEST (test_live_changes)
+{
+  for_each_path ([] (const Path & p) {
+    for (guint plane : { 0u, 2u }) {
+      GstVideoInfo info = video_info (GST_VIDEO_FORMAT_I420, 67, 45);
+      FrameSource src (&info, p.memory);
+      ElementHarness hrn (std::string ("cudaintegral compute=") + p.compute +
+          " plane=" + std::to_string (plane), &info, p.cuda ());
+      GstElement *e = hrn.find ("cudaintegral");
+      const struct { bool u64, squared; } steps[] = { {false, false},
+        {true, false}, {true, true}, {false, true}, {false, false},
+        {true, true}, {true, false}, {false, false} };
+      uint32_t seed = 11;
+      for (const auto & st : steps) {
+        g_object_set (e, "sat-type", st.u64 ? GST_INTEGRAL_IMAGE_TYPE_U64 :
+            GST_INTEGRAL_IMAGE_TYPE_U32, "squared", (gboolean) st.squared,
+            NULL);
+        fail_unless_equals_int (GST_STATE (e), GST_STATE_PLAYING);
+        for (int i = 0; i < 3; i++)
+          push_check (hrn, src, p, plane, st.u64, st.squared, seed++, 7,
+              std::string ("live sat-type=") + (st.u64 ? "u64" : "u32") +
+              " squared=" + (st.squared ? "true" : "false"));
+      }
+    }
+  });
+}
+GST_END_TEST;
+
+/* compute=auto (the default): the GPU when one works, else the CPU; either
+ * way the tables are right, and CUDA input gets CUDA tables (GPU path). */
+GST_START_TEST (test_compute_auto)
+{
+  compute_mode = "auto";
+  run_case (GST_VIDEO_FORMAT_NV12, 66, 34, 1, false, true, Content::natural,
+      5);
+  run_case (GST_VIDEO_FORMAT_RGBA, 33, 17, 3, true, false, Content::random,
+      0);
+  run_case (GST_VIDEO_FORMAT_GRAY8, 1, 1, 0, false, false, Content::all255, 0);
+  /* the default is auto: no compute= in the launch line */
+  GstVideoInfo info = video_info (GST_VIDEO_FORMAT_Y444, 45, 31);
+  FrameSource sys (&info, Memory::system);
+  ElementHarness hrn ("cudaintegral plane=1", &info);
+  for (uint32_t seed = 1; seed <= 2; seed++)
+    push_check (hrn, sys, Path { Memory::system, "auto" }, 1, false, false,
+        seed, 3, "default compute");
+  if (gpu_works ()) {
+    GstVideoInfo ci = video_info (GST_VIDEO_FORMAT_NV12, 130, 66);
+    FrameSource cuda (&ci, Memory::cuda);
+    ElementHarness ch ("cudaintegral squared=true plane=2", &ci, true);
+    for (uint32_t seed = 1; seed <= 2; seed++)
+      push_check (ch, cuda, Path { Memory::cuda, "auto" }, 2, false, true,
+          seed, 0, "compute=auto");
   }
-  gst_harness_teardown (hrn);
 }
 GST_END_TEST;
 
@@ -291,54 +382,36 @@ GST_START_TEST (test_gpu_system_memory)
 }
 GST_END_TEST;
 
-/* CUDA memory from our own context and pool: the element adopts the context,
- * computes on the GPU and attaches CUDA memory tables. */
+/* CUDA memory from the test's own context and pool: the element adopts the
+ * context, computes on the GPU and attaches CUDA memory tables; every
+ * component of every format (I420 chroma, RGBA channels 1-3 too), two frames
+ * per element with different content so a table left unwritten shows the
+ * previous frame's values. */
 GST_START_TEST (test_gpu_cuda_memory)
 {
   static const GstVideoFormat fmts[] = { GST_VIDEO_FORMAT_NV12,
     GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_RGBA,
     GST_VIDEO_FORMAT_BGRx };
   static const Size sizes[] = { {2, 2}, {34, 18}, {1920, 1080}, {3840, 2160} };
-  GstCudaContext *ctx = gst_cuda_context_new (0);
-  fail_unless (ctx != NULL);
+  const Path cuda { Memory::cuda, "gpu" };
 
   for (GstVideoFormat fmt : fmts) {
     for (const Size & s : sizes) {
       GstVideoInfo info = video_info (fmt, s.w, s.h);
-      GstCaps *caps = video_caps (&info, true);
-      GstBufferPool *pool = make_cuda_pool (ctx, caps, &info);
-
-      guint planes = fmt == GST_VIDEO_FORMAT_NV12 ? 3 : 1;
-      for (guint plane = 0; plane < planes; plane++) {
+      FrameSource src (&info, Memory::cuda);
+      for (guint plane = 0; plane < GST_VIDEO_INFO_N_COMPONENTS (&info);
+          plane++) {
+        const bool small = s.w <= 100;
         std::string launch = "cudaintegral compute=gpu plane=" +
-            std::to_string (plane) + (s.w > 100 ? " sat-type=u32" :
-            " sat-type=u64 squared=true");
-        GstHarness *hrn = gst_harness_new_parse (launch.c_str ());
-        gst_harness_set_caps (hrn, gst_caps_ref (caps), gst_caps_ref (caps));
-        GstBuffer *in = NULL;
-        fail_unless (gst_buffer_pool_acquire_buffer (pool, &in, NULL) ==
-            GST_FLOW_OK);
-        fill_video_buffer (in, &info, Content::random, s.w + plane);
-        GstBuffer *keep = gst_buffer_ref (in);
-        fail_unless_equals_int (gst_harness_push (hrn, in), GST_FLOW_OK);
-        GstBuffer *out = gst_harness_pull (hrn);
-        GstIntegralImageMeta *m = gst_buffer_get_integral_image_meta (out);
-        fail_unless (m != NULL);
-        fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (m->sum, 0)),
-            "table of CUDA input must be CUDA memory");
-        check_meta (keep, out, &info, plane, s.w <= 100, s.w <= 100,
-            launch + " CUDA " + GST_VIDEO_INFO_NAME (&info) + " " +
-            std::to_string (s.w));
-        gst_buffer_unref (out);
-        gst_buffer_unref (keep);
-        gst_harness_teardown (hrn);
+            std::to_string (plane) + (small ? " sat-type=u64 squared=true" :
+            " sat-type=u32");
+        ElementHarness hrn (launch, &info, true);
+        for (uint32_t i = 0; i < 2; i++)
+          push_check (hrn, src, cuda, plane, small, small,
+              (uint32_t) s.w * 7 + plane * 3 + i, 0, launch);
       }
-      gst_buffer_pool_set_active (pool, FALSE);
-      gst_object_unref (pool);
-      gst_caps_unref (caps);
     }
   }
-  gst_object_unref (ctx);
 }
 GST_END_TEST;
 
@@ -347,29 +420,23 @@ GST_END_TEST;
 static Suite *
 cudaintegral_suite (void)
 {
-  Suite *s = suite_create ("cudaintegral");
-  TCase *cpu = tcase_create ("cpu");
-  gboolean gpu = cuda_device_works ();
+  ElementSuite es ("cudaintegral");
 
-  suite_add_tcase (s, cpu);
-  tcase_add_test (cpu, test_properties);
-  tcase_add_test (cpu, test_every_format_and_plane);
-  tcase_add_test (cpu, test_sizes_and_contents);
-  tcase_add_test (cpu, test_u32_wraps_rect_sums_exact);
-  tcase_add_test (cpu, test_renegotiation);
-  tcase_add_test (cpu, test_plane_missing_refused);
-  if (!gpu)
-    tcase_add_test (cpu, test_gpu_required_without_gpu);
-
+  tcase_add_test (es.cpu, test_properties);
+  tcase_add_test (es.cpu, test_every_format_and_plane);
+  tcase_add_test (es.cpu, test_sizes_and_contents);
+  tcase_add_test (es.cpu, test_u32_wraps_rect_sums_exact);
+  tcase_add_test (es.cpu, test_renegotiation);
+  tcase_add_test (es.cpu, test_live_changes);
+  tcase_add_test (es.cpu, test_compute_auto);
+  tcase_add_test (es.cpu, test_plane_missing_refused);
+  if (!gpu_works ())
+    tcase_add_test (es.cpu, test_gpu_required_without_gpu);
 #ifdef HAVE_GST_CUDA
-  TCase *tc = tcase_create ("gpu");
-  tcase_add_test (tc, test_gpu_system_memory);
-  tcase_add_test (tc, test_gpu_cuda_memory);
-  cip_check_add_gpu_tcase (s, tc, gpu);
-#else
-  cip_check_add_gpu_tcase (s, tcase_create ("gpu"), FALSE);
+  tcase_add_test (es.gpu, test_gpu_system_memory);
+  tcase_add_test (es.gpu, test_gpu_cuda_memory);
 #endif
-  return s;
+  return es.finish ();
 }
 
 int

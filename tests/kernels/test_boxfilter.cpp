@@ -1,6 +1,10 @@
 /* Box filter: the CPU reference against the definition (a direct loop over
- * the window), the precomputed-SAT and multi-plane forms, the argument checks;
- * on a GPU, every algorithm against the reference, byte for byte. */
+ * the window) and against an independent sliding-window reference in 64-bit
+ * (tests/common/boxref.h: no SAT, none of the library's arithmetic), at every
+ * radius and on frames whose u32 table wraps; the precomputed-SAT and
+ * multi-plane forms, the argument checks; on a GPU, every algorithm against
+ * the reference and the independent one, byte for byte. */
+#include "boxref.h"
 #include "cipcheck.h"
 #include "testimage.h"
 
@@ -129,6 +133,14 @@ separable_box (const ImageView &v, Radius r, BoxBorder b)
       out[(size_t) y * w + x] = mean_of (s, cw[x] * ch[y]);
     }
   return out;
+}
+
+/* The independent reference (boxref.h) on a view. */
+std::vector<uint8_t>
+sliding_ref (const ImageView &v, Radius r, BoxBorder b)
+{
+  return testutil::sliding_box (v.data, v.pitch, v.step, v.width, v.height,
+      r.rx, r.ry, b == BoxBorder::replicate);
 }
 
 /* ---- helpers -------------------------------------------------------------- */
@@ -327,7 +339,8 @@ GST_END_TEST;
 GST_START_TEST (test_ref_large_radii)
 {
   /* radii up to and beyond the frame; the direct loop where affordable, the
-   * separable definition above that */
+   * separable definition above that, the sliding-window sums for the rest
+   * (no case is skipped) */
   const Radius radii[] = { {7, 7}, {50, 50}, {13, 40}, {40, 3}, {1024, 1024},
     {1024, 0}, {0, 1024}, {16, 17} };
   for (int si = 0; si < testutil::n_edge_sizes; si++) {
@@ -346,7 +359,7 @@ GST_START_TEST (test_ref_large_radii)
           else if (separable_cost (sz.w, sz.h, r) <= 40000000)
             want = separable_box (src.view (), r, b);
           else
-            continue;
+            want = sliding_ref (src.view (), r, b);
           std::string what = describe ("ref", sz.w, sz.h, c, r, b);
           fail_unless (ref_matches (src, 0, r, b, want, 3, 1, what), "%s",
               what.c_str ());
@@ -358,13 +371,66 @@ GST_END_TEST;
 
 GST_START_TEST (test_ref_naive_agree)
 {
-  /* the two definitions used above agree with each other */
-  HostImage src = testutil::make_image (37, 29, Content::random, 5, 1, 0);
-  const Radius radii[] = { {0, 0}, {1, 1}, {3, 7}, {20, 2}, {40, 40} };
+  /* the three definitions used here agree with each other */
+  for (int step : { 1, 4 }) {
+    HostImage src = testutil::make_image (37, 29, Content::random, 5, step, 3);
+    const Radius radii[] = { {0, 0}, {1, 1}, {3, 7}, {20, 2}, {40, 40},
+      {0, 30}, {1024, 1} };
+    for (Radius r : radii)
+      for (BoxBorder b : borders) {
+        std::vector<uint8_t> n = naive_box (src.view (step - 1), r, b);
+        fail_unless (n == separable_box (src.view (step - 1), r, b));
+        fail_unless (n == sliding_ref (src.view (step - 1), r, b),
+            "sliding r=(%d,%d) %s step %d", r.rx, r.ry,
+            cip::box_border_name (b), step);
+      }
+  }
+}
+GST_END_TEST;
+
+/* A frame of bright content large enough that its u32 table wraps (the
+ * whole-frame sum passes 2^32, so the last rows of the table hold wrapped
+ * values): window sums stay exact, with the table computed inside and given
+ * precomputed. */
+static HostImage
+wrapping_frame (int w, int h, uint32_t seed)
+{
+  /* 192..255: the sum passes 2^32 after at most 22.4 M pixels */
+  HostImage img = testutil::make_image (w, h, Content::random, seed, 1, 9);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      img.row (y)[x] |= 0xC0;
+  return img;
+}
+
+GST_START_TEST (test_ref_wrapping_table)
+{
+  const int W = 5000, H = 4200;
+  HostImage src = wrapping_frame (W, H, 77);
+  uint64_t total = 0;
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      total += src.row (y)[x];
+  fail_unless (total > (1ull << 32) + (1ull << 28), "the table must wrap: %llu",
+      (unsigned long long) total);
+  const size_t pitch = ((size_t) W + 1) * 4 + 48;
+  std::vector<uint8_t> sat = ref_sat (src.view (), pitch);
+  const Radius radii[] = { {1, 1}, {40, 25}, {1024, 1024}, {0, 1024} };
   for (Radius r : radii)
-    for (BoxBorder b : borders)
-      fail_unless (naive_box (src.view (), r, b) ==
-          separable_box (src.view (), r, b));
+    for (BoxBorder b : borders) {
+      std::vector<uint8_t> want = sliding_ref (src.view (), r, b);
+      std::string what = describe ("ref wrap", W, H, Content::random, r, b);
+      fail_unless (ref_matches (src, 0, r, b, want, 0, 1, what), "%s",
+          what.c_str ());
+      HostImage dst = make_dst (W, H, 1, 0);
+      std::vector<uint8_t> before = dst.bytes;
+      BoxPlane p = plane_of (src.view (), dst, 0, r);
+      p.sat = (const uint32_t *) sat.data ();
+      p.sat_pitch = pitch;
+      fail_unless (cip::ref::boxfilter (&p, 1, b) == Status::ok);
+      fail_unless (check_output (dst, 0, want, before, what + " presat"), "%s",
+          what.c_str ());
+    }
 }
 GST_END_TEST;
 
@@ -607,6 +673,21 @@ struct Workspace {
 
 enum class SatMode { none, aligned, unaligned };
 
+/* dst's bytes with every sample of the channels in `mask` inverted: a device
+ * destination holding this before a call cannot match the expected output
+ * where a sample is missed. Row padding keeps its value. */
+std::vector<uint8_t>
+inverted_samples (const HostImage &dst, unsigned mask)
+{
+  std::vector<uint8_t> v = dst.bytes;
+  for (int y = 0; y < dst.height; y++)
+    for (int x = 0; x < dst.width; x++)
+      for (int ch = 0; ch < dst.step; ch++)
+        if (mask & (1u << ch))
+          v[(size_t) y * dst.pitch + (size_t) x * dst.step + ch] ^= 0xFF;
+  return v;
+}
+
 /* One GPU run: device destination holding `expect` with every written
  * sample inverted (so a sample the kernel misses cannot match), the filter,
  * then the whole destination buffer (padding included) compared. */
@@ -673,7 +754,13 @@ gpu_check_all (const HostImage &src, const DevBuf &dsrc, int channel, Radius r,
   HostImage dst = make_dst (src.width, src.height, dst_step, dst_pad);
   const int dch = dst_step > 1 ? dst_step - 1 : 0;
   BoxPlane p = plane_of (src.view (channel), dst, dch, r);
+  std::vector<uint8_t> before = dst.bytes;
   fail_unless (cip::ref::boxfilter (&p, 1, b) == Status::ok);
+  /* the expected bytes are the independent reference's, not only the CPU
+   * reference's (which shares the per-pixel arithmetic with the kernels) */
+  fail_unless (check_output (dst, dch, sliding_ref (src.view (channel), r, b),
+          before, describe ("ref vs sliding", src.width, src.height, c, r, b,
+              src.step)), "reference != sliding-window reference");
   struct Variant { BoxAlgorithm a; SatMode s; const char *name; };
   const Variant vs[] = { {BoxAlgorithm::automatic, SatMode::none, "auto"},
     {BoxAlgorithm::sat, SatMode::none, "sat"},
@@ -760,6 +847,24 @@ GST_START_TEST (test_gpu_video_sizes)
 }
 GST_END_TEST;
 
+/* Frames whose u32 table wraps, on every algorithm and SAT form. */
+GST_START_TEST (test_gpu_wrapping_table)
+{
+  cudaStream_t stream;
+  CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  Workspace ws;
+  HostImage src = wrapping_frame (5000, 4200, 78);
+  DevBuf dsrc (src.bytes.size ());
+  dsrc.upload (src.bytes);
+  const Radius radii[] = { {1, 1}, {16, 16}, {17, 3}, {40, 25},
+    {1024, 1024} };
+  for (Radius r : radii)
+    for (BoxBorder b : borders)
+      gpu_check_all (src, dsrc, 0, r, b, 1, 0, ws, stream, Content::random);
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+GST_END_TEST;
+
 GST_START_TEST (test_gpu_multiplane)
 {
   /* I420 planes with scaled radii, and RGBA channels, each in one call */
@@ -786,13 +891,15 @@ GST_START_TEST (test_gpu_multiplane)
       BoxPlane hp[3], dp[3];
       for (int i = 0; i < 3; i++) {
         ds[i]->upload (src[i].bytes);
-        dd[i]->upload (hd[i].bytes);
         hp[i] = plane_of (src[i].view (), hd[i], 0, rr[i]);
         dp[i] = hp[i];
         dp[i].src = dev_view (src[i], *ds[i], 0);
         dp[i].dst = dd[i]->p;
       }
       fail_unless (cip::ref::boxfilter (hp, 3, b) == Status::ok);
+      /* destinations poisoned with the expected output inverted */
+      for (int i = 0; i < 3; i++)
+        dd[i]->upload (inverted_samples (hd[i], 1));
       size_t wsb = 0;
       void *d_ws = ws.get (dp, 3, &wsb);
       Status st = cip::boxfilter (dp, 3, b, d_ws, wsb, stream, algo);
@@ -806,7 +913,6 @@ GST_START_TEST (test_gpu_multiplane)
       HostImage out = make_dst (641, 363, 4, 12);
       DevBuf drgba (rgba.bytes.size ()), dout (out.bytes.size ());
       drgba.upload (rgba.bytes);
-      dout.upload (out.bytes);
       const Radius cr[4] = { {1, 1}, {2, 7}, {0, 0}, {16, 16} };
       BoxPlane hq[4], dq[4];
       for (int ch = 0; ch < 4; ch++) {
@@ -816,6 +922,7 @@ GST_START_TEST (test_gpu_multiplane)
         dq[ch].dst = dout.p + ch;
       }
       fail_unless (cip::ref::boxfilter (hq, 4, b) == Status::ok);
+      dout.upload (inverted_samples (out, 0xF));
       d_ws = ws.get (dq, 4, &wsb);
       st = cip::boxfilter (dq, 4, b, d_ws, wsb, stream, algo);
       fail_unless (st == Status::ok, "%s", cip::last_cuda_error ());
@@ -873,6 +980,7 @@ boxfilter_suite (void)
   tcase_add_test (tc, test_ref_naive_agree);
   tcase_add_test (tc, test_ref_small_radii);
   tcase_add_test (tc, test_ref_large_radii);
+  tcase_add_test (tc, test_ref_wrapping_table);
   tcase_add_test (tc, test_ref_steps);
   tcase_add_test (tc, test_ref_precomputed_sat);
   tcase_add_test (tc, test_ref_multiplane);
@@ -886,6 +994,7 @@ boxfilter_suite (void)
   tcase_add_test (gpu, test_gpu_edge_sizes);
   tcase_add_test (gpu, test_gpu_steps);
   tcase_add_test (gpu, test_gpu_video_sizes);
+  tcase_add_test (gpu, test_gpu_wrapping_table);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;

@@ -1,0 +1,109 @@
+/* What every element test repeats (tests/elements/<element>.cpp):
+ * - the suite: a "cpu" test case run everywhere and a "gpu" one added only
+ *   when a CUDA device works (required with CIP_REQUIRE_GPU=1), with the
+ *   compute mode reset to "cpu" before every test;
+ * - the paths a case runs on: system memory with compute=cpu, then, when a
+ *   GPU works, system memory with compute=gpu and CUDA memory (a pool of the
+ *   test's own context, which the element adopts) with compute=gpu;
+ * - input frames in either memory, and a harness with a bus for messages.
+ * Builds without the GPU path run the first path only. */
+#pragma once
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include <functional>
+#include <string>
+
+#include "cipcheck.h"
+#include "testframe.h"
+
+namespace testutil {
+
+/* compute= of the elements a test launches: "cpu" (the default, reset before
+ * every test), "gpu" in the GPU test cases, or "auto". */
+extern const char *compute_mode;
+
+/* The suite of an element test: add tests to `cpu` and `gpu`, then return
+ * finish() from the suite function. */
+struct ElementSuite {
+  Suite *suite;
+  TCase *cpu;
+  TCase *gpu;
+
+  explicit ElementSuite (const char *name);
+  /* Adds the gpu test case when a device works (cip_check_add_gpu_tcase). */
+  Suite *finish ();
+};
+
+/* Where a case's frames live. */
+enum class Memory { system, cuda };
+
+/* One way of running a case: where the frames live and compute=. */
+struct Path {
+  Memory memory;
+  const char *compute;
+  bool cuda () const { return memory == Memory::cuda; }
+  /* e.g. "system/cpu", "cuda/gpu" */
+  std::string name () const;
+};
+
+/* Runs `body` on system memory with compute_mode, then, when a CUDA device
+ * works, on system memory with compute=gpu (unless compute_mode is already
+ * gpu) and on CUDA memory with compute=gpu. */
+void for_each_path (const std::function<void (const Path &)> &body);
+
+/* True when a CUDA device works (probed once). */
+bool gpu_works ();
+
+/* Input frames of one format and size in one memory. System memory frames may
+ * have padded strides; CUDA memory frames come from a CUDA buffer pool of a
+ * context shared by the whole test executable (pad is ignored: the pool
+ * picks the pitch). */
+class FrameSource {
+public:
+  FrameSource (const GstVideoInfo * info, Memory memory);
+  ~FrameSource ();
+  FrameSource (const FrameSource &) = delete;
+  FrameSource &operator= (const FrameSource &) = delete;
+
+  /* A frame filled with content c (testframe.h's make_video_buffer). */
+  GstBuffer *make (Content c, uint32_t seed, int pad = 0);
+  /* Caps of the frames (a new reference). */
+  GstCaps *caps () const;
+  const GstVideoInfo *info () const { return &info_; }
+  Memory memory () const { return memory_; }
+
+private:
+  GstVideoInfo info_;
+  Memory memory_;
+  GstBufferPool *pool_ = nullptr;
+};
+
+/* A GstHarness around a launch line, with a bus that collects the element
+ * messages of its elements. */
+struct ElementHarness {
+  GstHarness *h;
+  GstBus *bus;
+
+  /* launch: e.g. "cudahistogram compute=cpu bins=16" */
+  explicit ElementHarness (const std::string & launch,
+      const GstVideoInfo * info = nullptr, bool cuda = false);
+  ~ElementHarness ();
+  ElementHarness (const ElementHarness &) = delete;
+  ElementHarness &operator= (const ElementHarness &) = delete;
+
+  /* Sets the same caps on both ends (CUDA memory caps when cuda). */
+  void caps (const GstVideoInfo * info, bool cuda = false);
+  /* The element of the given factory inside the harness (no ref). */
+  GstElement *find (const char *factory);
+  /* Pushes a frame (taking it), requires GST_FLOW_OK, returns the output. */
+  GstBuffer *push (GstBuffer * in);
+  /* The next element message (NULL after `timeout`); fails on an error. */
+  GstMessage *pop (GstClockTime timeout = GST_SECOND);
+  /* Fails if an element message is queued. */
+  void expect_no_message ();
+};
+
+}  // namespace testutil
