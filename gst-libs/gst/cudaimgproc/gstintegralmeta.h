@@ -28,8 +28,11 @@
  * whether the table still describes the pixels it receives: it does when the
  * consumer's sink pad is linked to the producer directly, or only through
  * elements that pass pixels unchanged (queue, queue2, capsfilter, identity,
- * tee, valve, through ghost pads of bins). Anything else in between and the
- * consumer computes its own table. The check follows pad links, reads no
+ * tee, valve, through ghost pads of bins), or to a pad of the application
+ * itself (no element: GstHarness, a bare pad), whose buffers carry what the
+ * application attached. Anything else in between and the consumer computes
+ * its own table. A pad probe that writes pixels is not seen: remove the meta
+ * there (gst_buffer_remove_meta) when doing so. The check follows pad links, reads no
  * pixels, and costs nothing per pixel.
  */
 #pragma once
