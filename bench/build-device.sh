@@ -12,7 +12,7 @@ flags=(-O3 -std=c++17 -arch="$arch" --expt-relaxed-constexpr -lineinfo
        -I"$top/kernels/include" -I"$top/kernels" -I"$here/common" -DHAVE_CUDA=1)
 libs=()
 if ls "$root"/lib64/libnppc.so* >/dev/null 2>&1 || ls "$root"/targets/*/lib/libnppc.so* >/dev/null 2>&1; then
-  flags+=(-DHAVE_NPP=1); libs+=(-lnppist -lnppif -lnppc)
+  flags+=(-DHAVE_NPP=1); libs+=(-lnppist -lnppif -lnppicc -lnppc)
   echo "NPP found under $root"
 else
   echo "NPP not found: library baselines are skipped"
