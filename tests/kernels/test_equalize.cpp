@@ -207,12 +207,6 @@ make_rgb (int w, int h, Content c, uint32_t seed, size_t pad = 0)
   return img;
 }
 
-int
-bpp_of (const EqConfig &cfg)
-{
-  return cfg.layout == EqLayout::gray ? 1 : 4;
-}
-
 /* A destination like src (pitch + dpad bytes), every byte poisoned. */
 HostImage
 poisoned_like (const HostImage &src, size_t dpad)
