@@ -775,8 +775,10 @@ gst_cuda_histogram_finish (GstCudaImgprocFilter * filter, GstBuffer * outbuf)
   gst_buffer_unmap (self->counts, &map);
   gst_clear_buffer (&self->counts);
 
-  gst_buffer_add_histogram_meta (outbuf, l.bins, l.n, l.names, counts, l.x,
-      l.y, l.width, l.height);
+  GstHistogramMeta *meta = gst_buffer_add_histogram_meta (outbuf, l.bins,
+      l.n, l.names, counts, l.x, l.y, l.width, l.height);
+  if (meta)
+    meta->producer = self;
 
   GST_OBJECT_LOCK (self);
   if (self->frames > 0 && !layout_equal (self->layout, l)) {

@@ -1,4 +1,5 @@
 #include "gsthistogrammeta.h"
+#include "gstmetaupstream.h"
 
 #include <string.h>
 #include <gst/video/video.h>
@@ -31,6 +32,7 @@ histogram_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
   m->names = NULL;
   m->counts = NULL;
   m->roi_x = m->roi_y = m->roi_width = m->roi_height = 0;
+  m->producer = NULL;
   return TRUE;
 }
 
@@ -53,9 +55,12 @@ histogram_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
    * pixels. */
   if (!GST_META_TRANSFORM_IS_COPY (type))
     return FALSE;
-  return gst_buffer_add_histogram_meta (dest, m->bins, m->n_histograms,
-      (const gchar * const *) m->names, m->counts, m->roi_x, m->roi_y,
-      m->roi_width, m->roi_height) != NULL;
+  GstHistogramMeta *d = gst_buffer_add_histogram_meta (dest, m->bins,
+      m->n_histograms, (const gchar * const *) m->names, m->counts, m->roi_x,
+      m->roi_y, m->roi_width, m->roi_height);
+  if (d)
+    d->producer = m->producer;
+  return d != NULL;
 }
 
 const GstMetaInfo *
@@ -114,4 +119,13 @@ gst_histogram_meta_get_counts (const GstHistogramMeta * meta,
       return meta->counts + (gsize) i * meta->bins;
   }
   return NULL;
+}
+
+gboolean
+gst_histogram_meta_describes_input (const GstHistogramMeta * meta,
+    GstPad * sinkpad)
+{
+  g_return_val_if_fail (meta != NULL, FALSE);
+  g_return_val_if_fail (GST_IS_PAD (sinkpad), FALSE);
+  return gst_cudaimgproc_meta_producer_is_upstream (meta->producer, sinkpad);
 }

@@ -40,6 +40,8 @@ typedef struct _GstHistogramMeta GstHistogramMeta;
  * @roi_y: top edge of the region, luma pixels
  * @roi_width: width of the region (0 when it lies outside the frame)
  * @roi_height: height of the region (0 when it lies outside the frame)
+ * @producer: the element that computed the histograms (not a reference:
+ *   compare only), or %NULL; see gst_histogram_meta_describes_input()
  *
  * Since: 0.1
  */
@@ -54,6 +56,7 @@ struct _GstHistogramMeta {
   guint roi_y;
   guint roi_width;
   guint roi_height;
+  gpointer producer;
 };
 
 GST_CUDAIMGPROC_API GType gst_histogram_meta_api_get_type (void);
@@ -75,6 +78,13 @@ GstHistogramMeta *gst_buffer_add_histogram_meta (GstBuffer * buffer,
 
 /* The @bins counts of the histogram called @name, or %NULL if the meta has
  * none of that name. */
+/* TRUE when @meta describes the pixels arriving on @sinkpad: computed by the
+ * element linked to it, with nothing that may write pixels in between (the
+ * rule of gst_integral_image_meta_describes_input()). */
+GST_CUDAIMGPROC_API
+gboolean gst_histogram_meta_describes_input (const GstHistogramMeta * meta,
+    GstPad * sinkpad);
+
 GST_CUDAIMGPROC_API
 const guint64 *gst_histogram_meta_get_counts (const GstHistogramMeta * meta,
     const gchar * name);

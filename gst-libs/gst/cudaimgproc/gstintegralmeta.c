@@ -1,4 +1,5 @@
 #include "gstintegralmeta.h"
+#include "gstmetaupstream.h"
 
 #include <gst/video/video.h>
 
@@ -144,11 +145,17 @@ gboolean
 gst_integral_image_meta_describes_input (const GstIntegralImageMeta * meta,
     GstPad * sinkpad)
 {
+  g_return_val_if_fail (meta != NULL, FALSE);
+  g_return_val_if_fail (GST_IS_PAD (sinkpad), FALSE);
+  return gst_cudaimgproc_meta_producer_is_upstream (meta->producer, sinkpad);
+}
+
+gboolean
+gst_cudaimgproc_meta_producer_is_upstream (gpointer producer, GstPad * sinkpad)
+{
   GstPad *pad;
   gboolean ret = FALSE;
 
-  g_return_val_if_fail (meta != NULL, FALSE);
-  g_return_val_if_fail (GST_IS_PAD (sinkpad), FALSE);
   pad = gst_pad_get_peer (sinkpad);
   /* bounded: a pipeline has no cycles, but a pathological one costs little */
   for (guint hops = 0; pad && hops < 64; hops++) {
@@ -182,7 +189,7 @@ gst_integral_image_meta_describes_input (const GstIntegralImageMeta * meta,
       ret = TRUE;
       break;
     }
-    if (meta->producer && (gpointer) element == meta->producer) {
+    if (producer && (gpointer) element == producer) {
       ret = TRUE;
     } else if (passes_pixels (element)) {
       GstPad *sink = gst_element_get_static_pad (element, "sink");

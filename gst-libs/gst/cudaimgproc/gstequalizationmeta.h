@@ -1,0 +1,55 @@
+/* GstEqualizationMeta: the look-up tables cudahistequalize applied to a
+ * frame, for applications that want to know (or re-apply) the mapping.
+ *
+ * @luts holds @tiles_x * @tiles_y * @channels tables of 256 bytes in system
+ * memory, tile-major (row-major tiles), then channel:
+ *   lut(tile_x, tile_y, channel)[v] =
+ *     luts[((tile_y * tiles_x + tile_x) * channels + channel) * 256 + v]
+ * Global mode has one tile (1 x 1). @channels is 1 (luma: the Y plane, or the
+ * BT.709 luma of RGB) or 3 (R, G, B with rgb-mode=per-channel). The tables
+ * are the ones applied, after temporal smoothing and the strength blend; in
+ * CLAHE mode each pixel mixes the four nearest tiles' tables bilinearly. */
+#pragma once
+
+#include <gst/gst.h>
+
+#include "gstintegralmeta.h"    /* GST_CUDAIMGPROC_API */
+
+G_BEGIN_DECLS
+
+typedef struct _GstEqualizationMeta GstEqualizationMeta;
+
+/**
+ * GstEqualizationMeta:
+ * @meta: parent
+ * @luts: buffer of @tiles_x * @tiles_y * @channels * 256 bytes (system memory)
+ * @tiles_x: tiles per row (1 in global mode)
+ * @tiles_y: tiles per column (1 in global mode)
+ * @channels: tables per tile: 1 (luma) or 3 (R, G, B)
+ *
+ * Since: 0.1
+ */
+struct _GstEqualizationMeta {
+  GstMeta meta;
+
+  GstBuffer *luts;
+  guint tiles_x;
+  guint tiles_y;
+  guint channels;
+};
+
+GST_CUDAIMGPROC_API GType gst_equalization_meta_api_get_type (void);
+#define GST_EQUALIZATION_META_API_TYPE (gst_equalization_meta_api_get_type ())
+
+GST_CUDAIMGPROC_API const GstMetaInfo *gst_equalization_meta_get_info (void);
+#define GST_EQUALIZATION_META_INFO (gst_equalization_meta_get_info ())
+
+#define gst_buffer_get_equalization_meta(b) \
+  ((GstEqualizationMeta *) gst_buffer_get_meta ((b), GST_EQUALIZATION_META_API_TYPE))
+
+/* Takes a reference to @luts. */
+GST_CUDAIMGPROC_API
+GstEqualizationMeta *gst_buffer_add_equalization_meta (GstBuffer * buffer,
+    GstBuffer * luts, guint tiles_x, guint tiles_y, guint channels);
+
+G_END_DECLS
