@@ -7,7 +7,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 staged=${1:?usage: run-device.sh STAGED_BUILD [--quick] [family ...]}; shift
 quick=""; [ "${1:-}" = "--quick" ] && { quick=--quick; shift; }
-families=${*:-integral histogram boxfilter}
+families=${*:-integral histogram boxfilter equalize halftone}
 out=${OUT:-/tmp}
 txt="$out/bench.txt"; json="$out/bench.json"
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv | tee -a "$txt"
@@ -22,7 +22,7 @@ if [ -x "$staged/bench/bench_element" ]; then
   source "$top/.gpu/gst/env.sh"
   export GST_PLUGIN_PATH="$staged/plugins"
   echo "==== bench_element (4K NV12 CUDA frames, ring of 8)" | tee -a "$txt"
-  IFS=';' read -ra elems <<< "${BENCH_ELEMENTS:-cudaintegral;cudaintegral sat-type=u64 squared=true;cudahistogram;cudaboxfilter radius-x=15 radius-y=15;cudaintegral ! cudaboxfilter radius-x=15 radius-y=15}"
+  IFS=';' read -ra elems <<< "${BENCH_ELEMENTS:-cudaintegral;cudaintegral sat-type=u64 squared=true;cudahistogram;cudaboxfilter radius-x=15 radius-y=15;cudaintegral ! cudaboxfilter radius-x=15 radius-y=15;cudahistequalize;cudahistequalize mode=clahe;cudahistogram ! cudahistequalize}"
   for e in "${elems[@]}"; do
     timeout 60 "$staged/bench/bench_element" --frames 2000 --json "$json" "$e" 2>&1 | tee -a "$txt"
   done

@@ -27,10 +27,6 @@
  *
  * Since: 0.1
  */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-
 #include "gstcudaboxfilter.h"
 
 #include <gst/cudaimgproc/gstintegralmeta.h>

@@ -47,10 +47,6 @@
  *
  * Since: 0.1
  */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-
 #include "gstcudahistequalize.h"
 
 #include <cstring>

@@ -79,10 +79,6 @@
  *
  * Since: 0.1
  */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-
 #include "gstcudahistogram.h"
 
 #include <gst/cudaimgproc/gsthistogrammeta.h>

@@ -1,10 +1,6 @@
 /* GstCudaImgprocFilter: auxiliary output buffers (tables and counts that
  * travel with a frame) and named state buffers (kept across frames). The
  * CUDA-memory parts are in gstcudaimgprocgpu.cpp. */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-
 #include "gstcudaimgprocfilterpriv.h"
 
 #define GST_CAT_DEFAULT gst_cuda_imgproc_filter_debug

@@ -8,10 +8,6 @@
  *                            copies back (output frame and auxiliary buffers)
  *   CPU                      map on the host, CPU references
  */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-
 #include "gstcudaimgprocfilter.h"
 
 #include <new>

@@ -5,10 +5,6 @@
  * GStreamer 1.22 has no stream API to hand work downstream, so the element's
  * stream is synchronized once per frame before buffers leave the element;
  * on 1.24+ input memory written on another stream is synced first. */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-
 #include "gstcudaimgprocfilterpriv.h"
 
 #include <cuda_runtime_api.h>

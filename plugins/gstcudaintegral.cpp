@@ -29,10 +29,6 @@
  *
  * Since: 0.1
  */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-
 #include "gstcudaintegral.h"
 
 #include <gst/cudaimgproc/gstintegralmeta.h>

@@ -1,8 +1,4 @@
 /* cudaimgproc: real-time GPU image analysis elements (registration only). */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-
 #include <gst/gst.h>
 
 #include "gstcudaimgproccuda.h"

@@ -17,6 +17,8 @@
 
 #ifdef HAVE_NPP
 #include <npp.h>
+
+#include "bench_npp.h"
 #endif
 
 namespace {
@@ -150,22 +152,7 @@ bench_npp (Ctx &c, int w, int h)
   std::vector<uint8_t> src = natural (w, h, 1, 7), want (n);
   cip::EqFrame hf { src.data (), (size_t) w, want.data (), (size_t) w, w, h };
   cip::ref::equalize (hf, cip::EqConfig (), nullptr, nullptr);
-  NppStreamContext ctx {};
-  int dev = 0;
-  cudaDeviceProp prop;
-  BENCH_CHECK (cudaGetDevice (&dev));
-  BENCH_CHECK (cudaGetDeviceProperties (&prop, dev));
-  ctx.hStream = c.stream;
-  ctx.nCudaDeviceId = dev;
-  ctx.nMultiProcessorCount = prop.multiProcessorCount;
-  ctx.nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
-  ctx.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
-  ctx.nSharedMemPerBlock = prop.sharedMemPerBlock;
-  ctx.nCudaDevAttrComputeCapabilityMajor = prop.major;
-  ctx.nCudaDevAttrComputeCapabilityMinor = prop.minor;
-  unsigned int flags = 0;
-  BENCH_CHECK (cudaStreamGetFlags (c.stream, &flags));
-  ctx.nStreamFlags = flags;
+  NppStreamContext ctx = bench::npp_stream_context (c.stream);
   NppiSize roi { w, h };
   size_t bufsz = 0;
   if (npp_buffer_size_of (nppiHistogramEvenGetBufferSize_8u_C1R_Ctx, roi, ctx, &bufsz) !=

@@ -78,7 +78,14 @@ box_layout (const BoxPlane *planes, int n_planes)
       continue;
     l.sat_pitch[i] = round_up (((size_t) p.src.width + 1) * sizeof (uint32_t), 128);
     l.sat_offset[i] = off;
-    off += round_up (l.sat_pitch[i] * ((size_t) p.src.height + 1), 256);
+    /* overflow-checked: an impossible size makes the allocation fail */
+    const size_t rows = (size_t) p.src.height + 1;
+    if (l.sat_pitch[i] > (SIZE_MAX / 2) / rows ||
+        off > SIZE_MAX / 2 - round_up (l.sat_pitch[i] * rows, 256)) {
+      l.total = SIZE_MAX;
+      return l;
+    }
+    off += round_up (l.sat_pitch[i] * rows, 256);
   }
   l.total = off;
   return l;
