@@ -787,6 +787,25 @@ GST_START_TEST (test_smoothing_restarts)
     expect_fresh ("after caps back", true);
     warm ();
     Eq n = run.q;
+    /* the grid restarts even in global mode (documented), where the state
+     * keeps its size */
+    n.tx = 4;
+    run.set (n);
+    expect_fresh ("after tiles-x in global mode", true);
+    warm ();
+    /* a 1x1 CLAHE grid: a state of the same size as global mode's */
+    n.tx = n.ty = 1;
+    run.set (n);
+    warm ();
+    n.clahe = true;
+    run.set (n);
+    expect_fresh ("after mode=clahe, 1x1 grid", true);
+    warm ();
+    n.clahe = false;
+    run.set (n);
+    expect_fresh ("after mode=global, 1x1 grid", true);
+    warm ();
+    n.tx = n.ty = 8;
     n.clahe = true;
     run.set (n);
     expect_fresh ("after mode=clahe", true);
@@ -798,6 +817,12 @@ GST_START_TEST (test_smoothing_restarts)
     n.ty = 5;
     run.set (n);
     expect_fresh ("after tiles-y", true);
+    warm ();
+    /* as many tiles, another grid */
+    n.tx = 5;
+    n.ty = 3;
+    run.set (n);
+    expect_fresh ("after 3x5 -> 5x3", true);
     warm ();
     n.clahe = false;
     run.set (n);
