@@ -42,3 +42,9 @@ for chain in "cudaboxfilter radius-x=15 radius-y=15" \
   echo "   $chain: 100 frames of 1920x1080 (source included) in $(( (t1 - t0) / 1000000 )) ms"
 done
 bash "$top/pipelines/blur.sh" 15 /tmp/cudaboxfilter
+
+echo
+echo "== cudahistequalize: histogram equalization of a dark scene (a camera when"
+echo "   /dev/video0 exists, else a darkened test source), global and CLAHE;"
+echo "   before/after pictures:"
+bash "$top/pipelines/equalize.sh" "$build/pictures"
