@@ -121,20 +121,21 @@ gboolean
 cip_gpu_open (GstCudaImgprocFilter * self, gint device_id, gboolean required)
 {
   GstCudaImgprocFilterPrivate *priv = PRIV (self);
-  GstCudaContext *ctx = context_of (self);
 
+  /* priv->context itself, not a copy: creating a context propagates it,
+   * and the element's own set_context must then see it already set (else
+   * it would take a second reference) */
   if (gst_cuda_load_library () &&
-      gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id, &ctx)) {
-    GST_OBJECT_LOCK (self);
-    priv->context = GST_OBJECT (ctx);
-    GST_OBJECT_UNLOCK (self);
+      gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id,
+          (GstCudaContext **) & priv->context)) {
     priv->gpu = new CipGpu ();
     if (!create_stream (self)) {
       delete priv->gpu;
       priv->gpu = nullptr;
       return FALSE;
     }
-    GST_INFO_OBJECT (self, "GPU path on CUDA context %" GST_PTR_FORMAT, ctx);
+    GST_INFO_OBJECT (self, "GPU path on CUDA context %" GST_PTR_FORMAT,
+        priv->context);
     return TRUE;
   }
   if (required) {
@@ -187,16 +188,10 @@ cip_gpu_set_context (GstCudaImgprocFilter * self, GstContext * context)
   GST_OBJECT_LOCK (self);
   device_id = priv->device_id;
   GST_OBJECT_UNLOCK (self);
-  /* only before start: a running element keeps its context */
-  if (priv->gpu)
-    return FALSE;
-  GstCudaContext *ctx = context_of (self);
-  gboolean ret = gst_cuda_handle_set_context (GST_ELEMENT (self), context,
-      device_id, &ctx);
-  GST_OBJECT_LOCK (self);
-  priv->context = GST_OBJECT (ctx);
-  GST_OBJECT_UNLOCK (self);
-  return ret;
+  /* keeps a context it has (gst_cuda_handle_set_context does not replace
+   * one): a running element switches only to its input's context */
+  return gst_cuda_handle_set_context (GST_ELEMENT (self), context, device_id,
+      (GstCudaContext **) & priv->context);
 }
 
 gboolean
