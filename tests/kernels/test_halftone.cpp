@@ -693,7 +693,275 @@ GST_START_TEST (test_ref_invalid_arguments)
 }
 GST_END_TEST;
 
-#include "test_halftone_gpu.inc"
+/* ---- GPU ----------------------------------------------------------------- */
+
+#ifdef HAVE_CUDA
+namespace {
+
+/* Runs one call on the GPU (destination poisoned with the expected bytes
+ * inverted) and compares every byte of the destination buffer. */
+bool
+gpu_matches (const HostImage &src, int channel, const HalftoneParams &prm,
+    HalftoneAlgorithm algo, int dst_step, size_t dst_pad, int repeats,
+    const std::string &what)
+{
+  const ImageView v = src.view (channel);
+  HostImage want = make_dst (v.width, v.height, dst_step, dst_pad);
+  const int dch = dst_step - 1;
+  HalftonePlane hp = plane_of (v, want, dch);
+  fail_unless (cip::ref::halftone (&hp, 1, prm) == Status::ok);
+  std::vector<uint8_t> poison = want.bytes;
+  for (int y = 0; y < v.height; y++)
+    for (int x = 0; x < v.width; x++)
+      poison[(size_t) y * want.pitch + (size_t) x * dst_step + dch] ^= 0xFF;
+  DevBuf dsrc (src.bytes.size ()), ddst (poison.size ());
+  dsrc.upload (src.bytes);
+  HalftonePlane p = hp;
+  p.src.data = dsrc.p + channel;
+  p.dst = ddst.p + dch;
+  size_t wsb = cip::halftone_workspace_bytes (&p, 1);
+  DevBuf ws (wsb);
+  fail_unless (cip::halftone_workspace_init (ws.p, wsb, nullptr) == Status::ok);
+  CUDA_OK (cudaDeviceSynchronize ());
+  cudaStream_t stream;
+  CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  bool ok = true;
+  for (int r = 0; r < repeats && ok; r++) {
+    ddst.upload (poison);
+    Status st = cip::halftone (&p, 1, prm, ws.p, wsb, stream, algo);
+    if (st != Status::ok) {
+      fprintf (stderr, "%s: %s %s\n", what.c_str (), cip::status_string (st),
+          cip::last_cuda_error ());
+      ok = false;
+      break;
+    }
+    CUDA_OK (cudaStreamSynchronize (stream));
+    std::vector<uint8_t> got = ddst.download ();
+    for (size_t i = 0; i < got.size (); i++)
+      if (got[i] != want.bytes[i]) {
+        fprintf (stderr, "%s (run %d): first difference at row %zu byte %zu: "
+            "got %u want %u\n", what.c_str (), r, i / want.pitch, i % want.pitch,
+            got[i], want.bytes[i]);
+        ok = false;
+        break;
+      }
+  }
+  CUDA_OK (cudaStreamDestroy (stream));
+  return ok;
+}
+
+const HalftoneAlgorithm gpu_algos[] = { HalftoneAlgorithm::automatic,
+  HalftoneAlgorithm::skss, HalftoneAlgorithm::single_block };
+
+}  // namespace
+
+GST_START_TEST (test_gpu_edge_sizes)
+{
+  for (HalftoneKernel k : all_kernels)
+    for (int L : levels_tested)
+      for (int si = 0; si < testutil::n_edge_sizes; si++) {
+        const testutil::Size sz = testutil::edge_sizes[si];
+        for (Content c : { Content::random, Content::natural, Content::constant }) {
+          HostImage src = testutil::make_image (sz.w, sz.h, c, 3 + si, 1, si % 3);
+          for (HalftoneAlgorithm a : gpu_algos) {
+            const std::string what = describe ("gpu", sz.w, sz.h, k, L, c) + " " +
+                cip::halftone_algorithm_name (a);
+            fail_unless (gpu_matches (src, 0, params_of (k, L), a, 1, 0, 1, what),
+                "%s", what.c_str ());
+          }
+        }
+      }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_steps_and_ordered)
+{
+  for (HalftoneKernel k : all_kernels)
+    for (int step : { 2, 4 }) {
+      HostImage src = testutil::make_image (131, 77, Content::natural, 4, step, 5);
+      for (int ch = 0; ch < step; ch++)
+        for (HalftoneAlgorithm a : gpu_algos)
+          fail_unless (gpu_matches (src, ch, params_of (k, 2), a, step, 3, 1,
+                  "steps"), "step %d ch %d", step, ch);
+    }
+  for (int L : { 2, 3, 16, 256 })
+    for (int si = 0; si < testutil::n_edge_sizes; si++) {
+      const testutil::Size sz = testutil::edge_sizes[si];
+      HostImage src = testutil::make_image (sz.w, sz.h, Content::random, si, 2, 1);
+      fail_unless (gpu_matches (src, 1, params_of (HalftoneKernel::stucki, L,
+                  HalftoneMethod::ordered), HalftoneAlgorithm::automatic, 4, 2, 1,
+              "ordered"), "ordered L%d %dx%d", L, sz.w, sz.h);
+    }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_video_sizes)
+{
+  for (HalftoneKernel k : all_kernels)
+    for (int L : { 2, 4 })
+      for (const testutil::Size sz : { testutil::Size { 1920, 1080 },
+              testutil::Size { 3840, 2160 } }) {
+        if (sz.w == 3840 && L == 4 && k != HalftoneKernel::floyd_steinberg)
+          continue;
+        HostImage src = testutil::make_image (sz.w, sz.h, Content::natural, 7);
+        for (HalftoneAlgorithm a : gpu_algos)
+          fail_unless (gpu_matches (src, 0, params_of (k, L), a, 1, 0, 1, "video"),
+              "%s L%d %dx%d %s", cip::halftone_kernel_name (k), L, sz.w, sz.h,
+              cip::halftone_algorithm_name (a));
+      }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_repeat_and_capped_grid)
+{
+  HostImage src = testutil::make_image (1920, 1080, Content::natural, 9);
+  fail_unless (gpu_matches (src, 0, params_of (HalftoneKernel::floyd_steinberg, 2),
+          HalftoneAlgorithm::skss, 1, 0, 1000, "repeat 1000"));
+  for (int cap : { 1, 2, 3 }) {
+    cip::halftone_debug_max_blocks (cap);
+    for (HalftoneKernel k : { HalftoneKernel::floyd_steinberg,
+            HalftoneKernel::jarvis_judice_ninke })
+      fail_unless (gpu_matches (src, 0, params_of (k, 2), HalftoneAlgorithm::skss,
+              1, 0, 3, "capped"), "cap %d", cap);
+  }
+  cip::halftone_debug_max_blocks (0);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_multiplane)
+{
+  /* I420-like: Y 333x211, U and V 167x106, plus an RGBA frame's 4 channels */
+  HostImage y = testutil::make_image (333, 211, Content::natural, 1, 1, 3);
+  HostImage u = testutil::make_image (167, 106, Content::random, 2);
+  HostImage rgba = testutil::make_image (167, 106, Content::natural, 3, 4, 4);
+  for (HalftoneKernel k : all_kernels) {
+    HostImage dy = make_dst (333, 211, 1, 1), du = make_dst (167, 106, 1, 0);
+    HostImage drgba = make_dst (167, 106, 4, 0);
+    HalftonePlane hp[4] = { plane_of (y.view (), dy, 0), plane_of (u.view (), du, 0),
+      plane_of (rgba.view (1), drgba, 1), plane_of (rgba.view (3), drgba, 3) };
+    const HalftoneParams prm = params_of (k, 4);
+    fail_unless (cip::ref::halftone (hp, 4, prm) == Status::ok);
+    DevBuf sy (y.bytes.size ()), su (u.bytes.size ()), sr (rgba.bytes.size ());
+    DevBuf oy (dy.bytes.size ()), ou (du.bytes.size ()), orr (drgba.bytes.size ());
+    sy.upload (y.bytes);
+    su.upload (u.bytes);
+    sr.upload (rgba.bytes);
+    for (HalftoneAlgorithm a : gpu_algos) {
+      std::vector<uint8_t> py = dy.bytes, pu = du.bytes, pr = drgba.bytes;
+      for (auto *v : { &py, &pu, &pr })
+        for (uint8_t &b : *v)
+          b ^= 0x5A;
+      oy.upload (py);
+      ou.upload (pu);
+      orr.upload (pr);
+      HalftonePlane dp[4] = { hp[0], hp[1], hp[2], hp[3] };
+      dp[0].src.data = sy.p;
+      dp[0].dst = oy.p;
+      dp[1].src.data = su.p;
+      dp[1].dst = ou.p;
+      dp[2].src.data = sr.p + 1;
+      dp[2].dst = orr.p + 1;
+      dp[3].src.data = sr.p + 3;
+      dp[3].dst = orr.p + 3;
+      size_t wsb = cip::halftone_workspace_bytes (dp, 4);
+      DevBuf ws (wsb);
+      fail_unless (cip::halftone_workspace_init (ws.p, wsb, nullptr) == Status::ok);
+      fail_unless (cip::halftone (dp, 4, prm, ws.p, wsb, nullptr, a) == Status::ok);
+      CUDA_OK (cudaDeviceSynchronize ());
+      std::vector<uint8_t> gy = oy.download (), gu = ou.download (),
+          gr = orr.download ();
+      for (size_t i = 0; i < gr.size (); i++)
+        if (i % 4 == 0 || i % 4 == 2)
+          gr[i] = drgba.bytes[i];       /* channels 0 and 2: not written */
+      fail_unless (gy == dy.bytes && gu == du.bytes, "%s %s planar",
+          cip::halftone_kernel_name (k), cip::halftone_algorithm_name (a));
+      fail_unless (orr.download () != drgba.bytes || true);
+      for (size_t i = 1; i < gr.size (); i += 2)
+        fail_unless (gr[i] == drgba.bytes[i], "%s rgba byte %zu",
+            cip::halftone_kernel_name (k), i);
+    }
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_temporal_sequence)
+{
+  const int w = 641, h = 359;
+  NoisySequence seq (w, h, 2.0, 77);
+  std::vector<uint8_t> hist ((size_t) w * h, 0), out ((size_t) w * h);
+  DevBuf dsrc ((size_t) w * h), ddst ((size_t) w * h), dhist ((size_t) w * h);
+  HalftonePlane p;
+  p.dst = ddst.p;
+  p.dst_pitch = w;
+  p.history = dhist.p;
+  p.history_pitch = w;
+  p.src.width = w;
+  p.src.height = h;
+  p.src.pitch = w;
+  p.src.data = dsrc.p;
+  size_t wsb = cip::halftone_workspace_bytes (&p, 1);
+  DevBuf ws (wsb);
+  fail_unless (cip::halftone_workspace_init (ws.p, wsb, nullptr) == Status::ok);
+  dhist.upload (hist);
+  for (int f = 0; f < 12; f++) {
+    HostImage in = seq.next ();
+    std::vector<uint8_t> tight_in ((size_t) w * h);
+    for (int y = 0; y < h; y++)
+      std::memcpy (&tight_in[(size_t) y * w], in.row (y), w);
+    dsrc.upload (tight_in);
+    HalftonePlane hp = p;
+    hp.src.data = tight_in.data ();
+    hp.dst = out.data ();
+    hp.history = hist.data ();
+    HalftoneParams prm = params_of (f < 6 ? HalftoneKernel::floyd_steinberg :
+        HalftoneKernel::stucki, 2);
+    prm.temporal_stability = 0.5f;
+    prm.history_valid = f != 0 && f != 6;
+    fail_unless (cip::ref::halftone (&hp, 1, prm) == Status::ok);
+    fail_unless (cip::halftone (&p, 1, prm, ws.p, wsb, nullptr) == Status::ok);
+    CUDA_OK (cudaDeviceSynchronize ());
+    fail_unless (ddst.download () == out, "frame %d output", f);
+    fail_unless (dhist.download () == hist, "frame %d history", f);
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_invalid_arguments)
+{
+  DevBuf s (64), d (64), ws (1 << 16);
+  HalftonePlane p;
+  p.src.data = s.p;
+  p.src.width = 8;
+  p.src.height = 8;
+  p.src.pitch = 8;
+  p.dst = d.p;
+  p.dst_pitch = 8;
+  const HalftoneParams prm = params_of (HalftoneKernel::floyd_steinberg, 2);
+  fail_unless (cip::halftone (&p, 1, prm, nullptr, 0, nullptr) ==
+      Status::invalid_argument);
+  fail_unless (cip::halftone (&p, 1, prm, ws.p, 16, nullptr) ==
+      Status::invalid_argument);
+  HalftonePlane q = p;
+  q.dst = ws.p;
+  fail_unless (cip::halftone (&q, 1, prm, ws.p, ws.n, nullptr) ==
+      Status::invalid_argument);
+  fail_unless (cip::halftone (&p, 1, prm, ws.p, ws.n, nullptr,
+          (HalftoneAlgorithm) 9) == Status::invalid_argument);
+}
+GST_END_TEST;
+
+static void
+add_gpu_tests (TCase *gpu)
+{
+  tcase_add_test (gpu, test_gpu_invalid_arguments);
+  tcase_add_test (gpu, test_gpu_edge_sizes);
+  tcase_add_test (gpu, test_gpu_steps_and_ordered);
+  tcase_add_test (gpu, test_gpu_multiplane);
+  tcase_add_test (gpu, test_gpu_temporal_sequence);
+  tcase_add_test (gpu, test_gpu_repeat_and_capped_grid);
+  tcase_add_test (gpu, test_gpu_video_sizes);
+}
+#endif
 
 static Suite *
 halftone_suite (void)
