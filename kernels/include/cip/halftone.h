@@ -50,7 +50,8 @@
  *   global ticket and the strip boundary handed through global memory as
  *   epoch-tagged words. Terminates whatever the grid size and residency.
  * - wavefront: one launch per wavefront of 32x32 parallelogram tiles (the
- *   classic schedule; state saved in the workspace between launches).
+ *   classic schedule). NOT WRITTEN YET: error diffusion returns
+ *   Status::unsupported (ordered dithering ignores the algorithm).
  * - single_block: the skss kernel with one block of 32 warps (1024 rows at a
  *   time, all row hand-offs in shared memory), the way mpv's renderer does it.
  * - automatic: skss.
