@@ -10,6 +10,7 @@
  */
 #include "gstcudaimgprocfilter.h"
 
+#include <cstring>
 #include <new>
 
 #include "gstcudaimgprocfilterpriv.h"
@@ -600,6 +601,63 @@ gst_cuda_imgproc_filter_fail (GstCudaImgprocFilter * self, cip::Status status,
             cip::last_cuda_error ()));
   }
   return GST_FLOW_ERROR;
+}
+
+void
+cip_plane_extent (const GstVideoInfo * info, guint plane, gsize * row_bytes,
+    guint * rows)
+{
+  const GstVideoFormatInfo *f = info->finfo;
+  *row_bytes = 0;
+  *rows = 0;
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
+    if (GST_VIDEO_FORMAT_INFO_PLANE (f, c) != plane)
+      continue;
+    gsize w = GST_VIDEO_INFO_COMP_WIDTH (info, c);
+    gsize ps = GST_VIDEO_FORMAT_INFO_PSTRIDE (f, c);
+    /* rounded up to whole pixels: includes the x of RGBx */
+    gsize end = w ? GST_ROUND_UP_N ((w - 1) * ps +
+        GST_VIDEO_FORMAT_INFO_POFFSET (f, c) + 1, ps) : 0;
+    *row_bytes = MAX (*row_bytes, end);
+    *rows = MAX (*rows, (guint) GST_VIDEO_INFO_COMP_HEIGHT (info, c));
+  }
+}
+
+GstFlowReturn
+gst_cuda_imgproc_filter_copy_plane (GstCudaImgprocFilter * self,
+    const GstCudaImgprocRun * run, const GstCudaImgprocFrame * in,
+    GstCudaImgprocFrame * out, guint plane)
+{
+  gsize row_bytes;
+  guint rows;
+
+  cip_plane_extent (in->info, plane, &row_bytes, &rows);
+  if (run->gpu)
+    return cip_gpu_copy_2d (self, out->data[plane], (gsize) out->stride[plane],
+        in->data[plane], (gsize) in->stride[plane], row_bytes, rows) ?
+        GST_FLOW_OK : GST_FLOW_ERROR;
+  for (guint y = 0; y < rows; y++)
+    memcpy (out->data[plane] + (gsize) y * out->stride[plane],
+        in->data[plane] + (gsize) y * in->stride[plane], row_bytes);
+  return GST_FLOW_OK;
+}
+
+GstFlowReturn
+gst_cuda_imgproc_filter_fill_plane (GstCudaImgprocFilter * self,
+    const GstCudaImgprocRun * run, GstCudaImgprocFrame * out, guint plane,
+    guint8 value)
+{
+  gsize row_bytes;
+  guint rows;
+
+  cip_plane_extent (out->info, plane, &row_bytes, &rows);
+  if (run->gpu)
+    return cip_gpu_fill_2d (self, out->data[plane], (gsize) out->stride[plane],
+        value, row_bytes, rows) ? GST_FLOW_OK : GST_FLOW_ERROR;
+  for (guint y = 0; y < rows; y++)
+    memset (out->data[plane] + (gsize) y * out->stride[plane], value,
+        row_bytes);
+  return GST_FLOW_OK;
 }
 
 /* ---- the frame loop -------------------------------------------------------- */

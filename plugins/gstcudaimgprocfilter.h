@@ -182,6 +182,17 @@ gst_cuda_imgproc_filter_run (GstCudaImgprocFilter * self,
 gboolean gst_cuda_imgproc_filter_map_table (GstCudaImgprocFilter * self,
     const GstCudaImgprocRun * run, GstMemory * mem, GstMapInfo * map);
 
+/* Plain copies and fills of whole planes where the frame is processed (on
+ * run->stream on the GPU path), for what an element leaves as it was or
+ * sets to a constant (e.g. the alpha plane, neutral chroma). Return
+ * GST_FLOW_ERROR after posting an error. */
+GstFlowReturn gst_cuda_imgproc_filter_copy_plane (GstCudaImgprocFilter * self,
+    const GstCudaImgprocRun * run, const GstCudaImgprocFrame * in,
+    GstCudaImgprocFrame * out, guint plane);
+GstFlowReturn gst_cuda_imgproc_filter_fill_plane (GstCudaImgprocFilter * self,
+    const GstCudaImgprocRun * run, GstCudaImgprocFrame * out, guint plane,
+    guint8 value);
+
 /* Where an auxiliary buffer lives. */
 typedef enum {
   /* CUDA memory when the input is CUDA memory (GPU path), else system memory */

@@ -70,6 +70,10 @@ void cip_state_mark_fresh (GstCudaImgprocFilterPrivate * priv);
  * those used by a failed one start over */
 void cip_state_frame_done (GstCudaImgprocFilterPrivate * priv, gboolean ok);
 
+/* Bytes and rows a plane of `info` really spans (its components' extent). */
+void cip_plane_extent (const GstVideoInfo * info, guint plane, gsize * row_bytes,
+    guint * rows);
+
 /* Fills `f` from a mapped video frame, cropped to `crop` when not NULL
  * (info is the cropped info). */
 void cip_fill_frame (GstCudaImgprocFrame * f, const GstVideoInfo * info,
@@ -102,6 +106,10 @@ void *cip_gpu_alloc_state (GstCudaImgprocFilter * self, gsize bytes);
 void cip_gpu_free_state (GstCudaImgprocFilter * self, void *data);
 gboolean cip_gpu_map_table (GstCudaImgprocFilter * self, GstMemory * mem,
     GstMapInfo * map);
+gboolean cip_gpu_copy_2d (GstCudaImgprocFilter * self, void *dst, gsize dpitch,
+    const void *src, gsize spitch, gsize row_bytes, guint rows);
+gboolean cip_gpu_fill_2d (GstCudaImgprocFilter * self, void *dst, gsize pitch,
+    guint8 value, gsize row_bytes, guint rows);
 #else
 /* Built without the GPU path: the CPU path is the only one. */
 static inline gboolean cip_gpu_open (GstCudaImgprocFilter * self, gint,
@@ -139,4 +147,8 @@ static inline void *cip_gpu_alloc_state (GstCudaImgprocFilter *, gsize) { return
 static inline void cip_gpu_free_state (GstCudaImgprocFilter *, void *) { }
 static inline gboolean cip_gpu_map_table (GstCudaImgprocFilter *, GstMemory *,
     GstMapInfo *) { return FALSE; }
+static inline gboolean cip_gpu_copy_2d (GstCudaImgprocFilter *, void *, gsize,
+    const void *, gsize, gsize, guint) { return FALSE; }
+static inline gboolean cip_gpu_fill_2d (GstCudaImgprocFilter *, void *, gsize,
+    guint8, gsize, guint) { return FALSE; }
 #endif

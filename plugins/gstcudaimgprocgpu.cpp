@@ -496,28 +496,24 @@ cip_gpu_map_table (GstCudaImgprocFilter * self, GstMemory * mem,
       (GstMapFlags) (GST_MAP_READ | GST_MAP_CUDA));
 }
 
-/* ---- one frame ------------------------------------------------------------ */
-
-/* Bytes and rows a plane really spans (its components' extent). */
-static void
-plane_extent (const GstVideoInfo * info, guint plane, gsize * row_bytes,
-    guint * rows)
+gboolean
+cip_gpu_copy_2d (GstCudaImgprocFilter * self, void *dst, gsize dpitch,
+    const void *src, gsize spitch, gsize row_bytes, guint rows)
 {
-  const GstVideoFormatInfo *f = info->finfo;
-  *row_bytes = 0;
-  *rows = 0;
-  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
-    if (GST_VIDEO_FORMAT_INFO_PLANE (f, c) != plane)
-      continue;
-    gsize w = GST_VIDEO_INFO_COMP_WIDTH (info, c);
-    gsize ps = GST_VIDEO_FORMAT_INFO_PSTRIDE (f, c);
-    /* rounded up to whole pixels: includes the x of RGBx */
-    gsize end = w ? GST_ROUND_UP_N ((w - 1) * ps +
-        GST_VIDEO_FORMAT_INFO_POFFSET (f, c) + 1, ps) : 0;
-    *row_bytes = MAX (*row_bytes, end);
-    *rows = MAX (*rows, (guint) GST_VIDEO_INFO_COMP_HEIGHT (info, c));
-  }
+  return cuda_ok (self, cudaMemcpy2DAsync (dst, dpitch, src, spitch, row_bytes,
+          rows, cudaMemcpyDeviceToDevice, PRIV (self)->gpu->stream),
+      "copying a plane");
 }
+
+gboolean
+cip_gpu_fill_2d (GstCudaImgprocFilter * self, void *dst, gsize pitch,
+    guint8 value, gsize row_bytes, guint rows)
+{
+  return cuda_ok (self, cudaMemset2DAsync (dst, pitch, value, row_bytes, rows,
+          PRIV (self)->gpu->stream), "filling a plane");
+}
+
+/* ---- one frame ------------------------------------------------------------ */
 
 /* Device scratch frame for `info`, sized for the negotiated caps (a crop is
  * never larger). */
@@ -532,7 +528,7 @@ ensure_dev_frame (GstCudaImgprocFilter * self, DevFrame & f,
   for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
     gsize row_bytes;
     guint rows;
-    plane_extent (full, p, &row_bytes, &rows);
+    cip_plane_extent (full, p, &row_bytes, &rows);
     if (!f.data[p] && !cuda_ok (self, cudaMallocPitch (&f.data[p],
                 &f.pitch[p], MAX (row_bytes, (gsize) 1), MAX (rows, 1u)),
             "scratch frame"))
@@ -553,7 +549,7 @@ copy_planes (GstCudaImgprocFilter * self, const GstCudaImgprocFrame * dst,
   for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
     gsize row_bytes;
     guint rows;
-    plane_extent (info, p, &row_bytes, &rows);
+    cip_plane_extent (info, p, &row_bytes, &rows);
     if (!cuda_ok (self, cudaMemcpy2DAsync (dst->data[p], dst->stride[p],
                 src->data[p], src->stride[p], row_bytes, rows, kind,
                 PRIV (self)->gpu->stream), "copying a frame"))

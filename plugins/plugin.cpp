@@ -4,6 +4,7 @@
 #include "gstcudaimgproccuda.h"
 
 #include "gstcudaboxfilter.h"
+#include "gstcudahalftone.h"
 #include "gstcudahistequalize.h"
 #include "gstcudahistogram.h"
 #include "gstcudaintegral.h"
@@ -23,10 +24,12 @@ plugin_init (GstPlugin * plugin)
   ok &= GST_ELEMENT_REGISTER (cudaboxfilter, plugin);
   ok &= GST_ELEMENT_REGISTER (cudahistogram, plugin);
   ok &= GST_ELEMENT_REGISTER (cudahistequalize, plugin);
+  ok &= GST_ELEMENT_REGISTER (cudahalftone, plugin);
   return ok;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, cudaimgproc,
     "CUDA image analysis: integral images, histograms, histogram "
-    "equalization and box filters, with CPU fallbacks",
+    "equalization, error-diffusion halftoning and box filters, with CPU "
+    "fallbacks",
     plugin_init, PACKAGE_VERSION, "LGPL", PACKAGE, PACKAGE_ORIGIN)

@@ -1,0 +1,263 @@
+/* cudahalftone element tests: the output frame equals the kernel library's
+ * CPU reference (tests/kernels/test_halftone.cpp proves the reference
+ * against a textbook implementation) applied to the input's components, on
+ * every path; chroma neutral with color=false, alpha and padding copied with
+ * RGB; the previous-output state over a sequence and its restarts; refused
+ * caps; properties. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include <string>
+#include <vector>
+
+#include "cip/halftone.h"
+#include "elementcheck.h"
+
+using namespace testutil;
+
+struct Settings {
+  cip::HalftoneKernel kernel = cip::HalftoneKernel::floyd_steinberg;
+  const char *kernel_nick = "floyd-steinberg";
+  cip::HalftoneMethod method = cip::HalftoneMethod::error_diffusion;
+  int levels = 2;
+  bool color = false;
+  float stability = 0.f;
+
+  std::string launch (const char *compute) const
+  {
+    return std::string ("cudahalftone compute=") + compute + " kernel=" +
+        kernel_nick + " method=" + (method == cip::HalftoneMethod::ordered ?
+        "ordered" : "error-diffusion") + " levels=" + std::to_string (levels) +
+        " color=" + (color ? "true" : "false") + " temporal-stability=" +
+        std::to_string (stability);
+  }
+};
+
+/* The expected component `c` of the output: the reference on the input's
+ * component, with `history` (in/out) when the setting keeps one. */
+static std::vector<uint8_t>
+expected (const std::vector<uint8_t> & src, int w, int h, const Settings & s,
+    std::vector<uint8_t> * history, bool history_valid)
+{
+  std::vector<uint8_t> out ((size_t) w * h, 0x5A);
+  cip::HalftonePlane p;
+  p.src.data = src.data ();
+  p.src.pitch = (size_t) w;
+  p.src.width = w;
+  p.src.height = h;
+  p.dst = out.data ();
+  p.dst_pitch = (size_t) w;
+  if (history) {
+    p.history = history->data ();
+    p.history_pitch = (size_t) w;
+  }
+  cip::HalftoneParams params;
+  params.kernel = s.kernel;
+  params.method = s.method;
+  params.levels = s.levels;
+  params.temporal_stability = s.stability;
+  params.history_valid = history_valid;
+  fail_unless (cip::ref::halftone (&p, 1, params) == cip::Status::ok);
+  return out;
+}
+
+/* Pushes `frames` frames of one content and checks every component. */
+static void
+run_sequence (const Path & path, GstVideoFormat fmt, int w, int h,
+    const Settings & s, int frames, uint32_t seed)
+{
+  GstVideoInfo info = video_info (fmt, w, h);
+  FrameSource src (&info, path.memory);
+  ElementHarness hrn (s.launch (path.compute), &info, path.cuda ());
+  const bool rgb = GST_VIDEO_INFO_IS_RGB (&info);
+  const guint n_comp = GST_VIDEO_INFO_N_COMPONENTS (&info);
+  const guint halftoned = s.color ? (rgb ? 3 : n_comp) : 1;
+  std::vector<std::vector<uint8_t>> hist (4);
+  const bool temporal = s.stability > 0.f &&
+      s.method == cip::HalftoneMethod::error_diffusion;
+  for (int f = 0; f < frames; f++) {
+    GstBuffer *in = src.make (f % 3 == 2 ? Content::random : Content::natural,
+        seed + (uint32_t) f / 3, path.cuda () ? 0 : 5);
+    std::vector<std::vector<uint8_t>> comp (n_comp);
+    for (guint c = 0; c < n_comp; c++)
+      comp[c] = read_component (in, &info, c);
+    GstBuffer *out = hrn.push (in);
+    for (guint c = 0; c < n_comp; c++) {
+      const int cw = GST_VIDEO_INFO_COMP_WIDTH (&info, c);
+      const int ch = GST_VIDEO_INFO_COMP_HEIGHT (&info, c);
+      std::vector<uint8_t> got = read_component (out, &info, c);
+      std::vector<uint8_t> want;
+      if (c < halftoned) {
+        if (temporal && hist[c].empty ())
+          hist[c].assign ((size_t) cw * ch, 0);
+        want = expected (comp[c], cw, ch, s, temporal ? &hist[c] : nullptr,
+            temporal && f > 0);
+      } else if (rgb) {
+        want = comp[c];         /* alpha copied */
+      } else {
+        want.assign ((size_t) cw * ch, 128);    /* neutral chroma */
+      }
+      for (size_t i = 0; i < want.size (); i++)
+        if (got[i] != want[i])
+          fail ("%s %s %dx%d frame %d comp %u: %s: pixel %zu: %u != %u",
+              path.name ().c_str (), GST_VIDEO_INFO_NAME (&info), w, h, f, c,
+              s.launch (path.compute).c_str (), i, got[i], want[i]);
+    }
+    if (GST_VIDEO_INFO_FORMAT (&info) == GST_VIDEO_FORMAT_RGBx) {
+      /* the padding byte is copied too */
+      std::vector<uint8_t> a = buffer_bytes (out);
+      (void) a;
+    }
+    gst_buffer_unref (out);
+  }
+}
+
+GST_START_TEST (test_formats_luma)
+{
+  for_each_path ([] (const Path & p) {
+    for (GstVideoFormat fmt : {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12,
+            GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_Y444}) {
+      if (p.cuda () && fmt == GST_VIDEO_FORMAT_GRAY8)
+        continue;
+      for (auto wh : { std::pair<int, int> (67, 41), {1, 1}, {33, 2} })
+        run_sequence (p, fmt, wh.first, wh.second, Settings (), 2, 3);
+    }
+  });
+}
+GST_END_TEST;
+
+GST_START_TEST (test_color_and_kernels)
+{
+  static const struct { cip::HalftoneKernel k; const char *nick; } kernels[] = {
+    {cip::HalftoneKernel::floyd_steinberg, "floyd-steinberg"},
+    {cip::HalftoneKernel::jarvis_judice_ninke, "jarvis-judice-ninke"},
+    {cip::HalftoneKernel::stucki, "stucki"},
+    {cip::HalftoneKernel::burkes, "burkes"},
+    {cip::HalftoneKernel::sierra, "sierra"},
+    {cip::HalftoneKernel::sierra_lite, "sierra-lite"},
+    {cip::HalftoneKernel::atkinson, "atkinson"},
+  };
+  for_each_path ([] (const Path & p) {
+    int i = 0;
+    for (const auto & k : kernels) {
+      Settings s;
+      s.kernel = k.k;
+      s.kernel_nick = k.nick;
+      s.color = true;
+      s.levels = (i % 3 == 0) ? 2 : (i % 3 == 1 ? 4 : 256);
+      GstVideoFormat fmts[] = { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx,
+        GST_VIDEO_FORMAT_NV12 };
+      run_sequence (p, fmts[i % 3], 45, 31, s, 1, 10 + i);
+      i++;
+    }
+    Settings ordered;
+    ordered.method = cip::HalftoneMethod::ordered;
+    ordered.levels = 3;
+    run_sequence (p, GST_VIDEO_FORMAT_I420, 45, 31, ordered, 1, 40);
+  });
+}
+GST_END_TEST;
+
+/* temporal-stability keeps the previous outputs across frames (reference
+ * with the same history), restarted by a change of levels. */
+GST_START_TEST (test_temporal_sequence)
+{
+  for_each_path ([] (const Path & p) {
+    Settings s;
+    s.stability = 0.5f;
+    run_sequence (p, GST_VIDEO_FORMAT_NV12, 64, 36, s, 6, 50);
+    s.levels = 4;
+    s.color = true;
+    run_sequence (p, GST_VIDEO_FORMAT_I420, 31, 17, s, 4, 60);
+  });
+}
+GST_END_TEST;
+
+/* A levels change restarts the history (no value of the old level set
+ * survives); a flush too. */
+GST_START_TEST (test_temporal_restarts)
+{
+  GstVideoInfo info = video_info (GST_VIDEO_FORMAT_GRAY8, 40, 30);
+  FrameSource src (&info, Memory::system);
+  ElementHarness hrn ("cudahalftone compute=cpu temporal-stability=0.8",
+      &info);
+  GstElement *e = hrn.find ("cudahalftone");
+  gst_buffer_unref (hrn.push (src.make (Content::natural, 1)));
+  g_object_set (e, "levels", 4, NULL);
+  GstBuffer *in = src.make (Content::natural, 2);
+  std::vector<uint8_t> y = read_component (in, &info, 0);
+  GstBuffer *out = hrn.push (in);
+  Settings s;
+  s.levels = 4;
+  s.stability = 0.8f;
+  std::vector<uint8_t> h ((size_t) 40 * 30, 0);
+  fail_unless (read_component (out, &info, 0) == expected (y, 40, 30, s, &h,
+          false), "levels change did not restart the history");
+  gst_buffer_unref (out);
+  gst_buffer_unref (hrn.push (src.make (Content::random, 3)));
+  fail_unless (gst_harness_push_event (hrn.h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (hrn.h, gst_event_new_flush_stop (TRUE)));
+  GstSegment seg;
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (hrn.h, gst_event_new_segment (&seg)));
+  in = src.make (Content::natural, 4);
+  y = read_component (in, &info, 0);
+  out = hrn.push (in);
+  std::fill (h.begin (), h.end (), 0);
+  fail_unless (read_component (out, &info, 0) == expected (y, 40, 30, s, &h,
+          false), "flush did not restart the history");
+  gst_buffer_unref (out);
+}
+GST_END_TEST;
+
+/* RGB needs color=true: refused at negotiation otherwise. */
+GST_START_TEST (test_rgb_needs_color)
+{
+  GstVideoInfo info = video_info (GST_VIDEO_FORMAT_RGBA, 16, 16);
+  ElementHarness hrn ("cudahalftone compute=cpu", &info);
+  FrameSource src (&info, Memory::system);
+  fail_unless_equals_int (gst_harness_push (hrn.h, src.make (Content::random,
+              1)), GST_FLOW_NOT_NEGOTIATED);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_properties)
+{
+  GstElement *e = gst_element_factory_make ("cudahalftone", NULL);
+  fail_unless (e != NULL);
+  guint levels;
+  gboolean color;
+  gdouble ts;
+  g_object_get (e, "levels", &levels, "color", &color, "temporal-stability",
+      &ts, NULL);
+  fail_unless_equals_int (levels, 2);
+  fail_unless (!color);
+  fail_unless (ts == 0.0);
+  GParamSpecUInt *ps = G_PARAM_SPEC_UINT (g_object_class_find_property
+      (G_OBJECT_GET_CLASS (e), "levels"));
+  fail_unless_equals_int (ps->minimum, 2);
+  fail_unless_equals_int (ps->maximum, 256);
+  gst_object_unref (e);
+}
+GST_END_TEST;
+
+static Suite *
+cudahalftone_suite (void)
+{
+  ElementSuite es ("cudahalftone");
+
+  tcase_add_test (es.cpu, test_properties);
+  tcase_add_test (es.cpu, test_formats_luma);
+  tcase_add_test (es.cpu, test_color_and_kernels);
+  tcase_add_test (es.cpu, test_temporal_sequence);
+  tcase_add_test (es.cpu, test_temporal_restarts);
+  tcase_add_test (es.cpu, test_rgb_needs_color);
+  return es.finish ();
+}
+
+int
+main (int argc, char **argv)
+{
+  return cip_check_run (cudahalftone_suite, argc, argv);
+}
