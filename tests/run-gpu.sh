@@ -34,7 +34,7 @@ for name in "${names[@]}"; do
   fi
   start=$(date +%s)
   echo "==== $name" >> "$log"
-  "$t" > "/tmp/$name.log" 2>&1
+  timeout "${CIP_TEST_TIMEOUT:-600}" "$t" > "/tmp/$name.log" 2>&1
   rc=$?
   if [ "$rc" -eq 0 ]; then
     pass=$((pass + 1)); r=PASS
