@@ -514,10 +514,14 @@ gst_cuda_hist_equalize_process (GstCudaImgprocFilter * filter,
     return GST_FLOW_ERROR;
   cip::EqState state;
   state.data = state_data;
-  state.valid = !fresh && self->state_mode == (gint) cfg.mode &&
+  const bool same_kind = self->state_mode == (gint) cfg.mode &&
       self->state_layout == (gint) cfg.layout &&
       self->state_rgb_mode == (gint) cfg.rgb_mode &&
       self->state_tiles_x == cfg.tiles_x && self->state_tiles_y == cfg.tiles_y;
+  state.valid = !fresh && same_kind;
+  /* the workspace's layout depends on the kind too */
+  if (!same_kind)
+    gst_cuda_imgproc_filter_workspace_dirty (filter);
   self->state_mode = (gint) cfg.mode;
   self->state_layout = (gint) cfg.layout;
   self->state_rgb_mode = (gint) cfg.rgb_mode;

@@ -663,16 +663,17 @@ gst_cuda_imgproc_filter_fill_plane (GstCudaImgprocFilter * self,
 /* ---- the frame loop -------------------------------------------------------- */
 
 void
-cip_fill_frame (GstCudaImgprocFrame * f, const GstVideoInfo * info,
-    GstVideoFrame * vf, const GstVideoRectangle * crop, bool device)
+cip_fill_frame_planes (GstCudaImgprocFrame * f, const GstVideoInfo * info,
+    guint8 * const data[], const gint stride[], const GstVideoRectangle * crop,
+    bool device)
 {
   const GstVideoFormatInfo *finfo = info->finfo;
 
   f->info = info;
   f->device = device;
   for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    f->data[p] = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (vf, p);
-    f->stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (vf, p);
+    f->data[p] = data[p];
+    f->stride[p] = stride[p];
     if (!crop)
       continue;
     /* the crop's first sample in this plane (subsampled planes: rounded
@@ -687,6 +688,20 @@ cip_fill_frame (GstCudaImgprocFrame * f, const GstVideoInfo * info,
       break;
     }
   }
+}
+
+void
+cip_fill_frame (GstCudaImgprocFrame * f, const GstVideoInfo * info,
+    GstVideoFrame * vf, const GstVideoRectangle * crop, bool device)
+{
+  guint8 *data[GST_VIDEO_MAX_PLANES] = { };
+  gint stride[GST_VIDEO_MAX_PLANES] = { };
+
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    data[p] = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (vf, p);
+    stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (vf, p);
+  }
+  cip_fill_frame_planes (f, info, data, stride, crop, device);
 }
 
 /* The crop of `buf` within its frame, when it has one that changes

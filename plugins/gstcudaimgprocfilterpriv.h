@@ -78,6 +78,10 @@ void cip_plane_extent (const GstVideoInfo * info, guint plane, gsize * row_bytes
  * (info is the cropped info). */
 void cip_fill_frame (GstCudaImgprocFrame * f, const GstVideoInfo * info,
     GstVideoFrame * vf, const GstVideoRectangle * crop, bool device);
+/* Same from plane pointers and strides. */
+void cip_fill_frame_planes (GstCudaImgprocFrame * f, const GstVideoInfo * info,
+    guint8 * const data[], const gint stride[], const GstVideoRectangle * crop,
+    bool device);
 
 #ifdef HAVE_GST_CUDA
 /* gstcudaimgprocgpu.cpp */

@@ -171,6 +171,10 @@ cip_gpu_caps_changed (GstCudaImgprocFilter * self)
 {
   CipGpu *g = PRIV (self)->gpu;
 
+  /* workspace layouts may depend on the frame size: prepare it again */
+  if (g)
+    g->ws_dirty = true;
+
   /* scratch frames are sized by the caps: process() re-makes them */
   if (g && gst_cuda_context_push (context_of (self))) {
     free_dev_frame (g->in_dev);
@@ -558,6 +562,32 @@ copy_planes (GstCudaImgprocFilter * self, const GstCudaImgprocFrame * dst,
   return TRUE;
 }
 
+/* A frame of CUDA memory mapped with GST_MAP_CUDA, laid out as the
+ * GstCudaMemory says (its own offsets and strides): GStreamer 1.22's CUDA
+ * buffer pool can attach a GstVideoMeta whose chroma offsets differ from the
+ * memory's for odd heights (I420), and the memory's layout is what its
+ * uploads and downloads use. */
+static void
+fill_cuda_frame (GstCudaImgprocFrame * f, const GstVideoInfo * info,
+    GstVideoFrame * vf, GstBuffer * buf, const GstVideoRectangle * crop)
+{
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  if (gst_buffer_n_memory (buf) != 1 || !gst_is_cuda_memory (mem)) {
+    cip_fill_frame (f, info, vf, crop, true);
+    return;
+  }
+  const GstVideoInfo *mi = &GST_CUDA_MEMORY_CAST (mem)->info;
+  guint8 *data[GST_VIDEO_MAX_PLANES] = { };
+  gint stride[GST_VIDEO_MAX_PLANES] = { };
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    data[p] = (guint8 *) vf->map[0].data + GST_VIDEO_INFO_PLANE_OFFSET (mi, p);
+    stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (mi, p);
+    if ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (vf, p) != data[p])
+      GST_LOG ("plane %u: meta offset differs from the CUDA memory's", p);
+  }
+  cip_fill_frame_planes (f, info, data, stride, crop, true);
+}
+
 /* FALSE (after an error) when CUDA memory `mem` cannot be used here. */
 static gboolean
 check_memory_context (GstCudaImgprocFilter * self, GstMemory * mem,
@@ -632,7 +662,7 @@ cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
     /* memory written on another stream: wait for it before reading */
     for (guint i = 0; i < gst_buffer_n_memory (inbuf); i++)
       cip_cuda_memory_sync (gst_buffer_peek_memory (inbuf, i));
-    cip_fill_frame (&in, &in_info, &vin, crop, true);
+    fill_cuda_frame (&in, &in_info, &vin, inbuf, crop);
   } else {
     cip_fill_frame (&host_in, &in_info, &vin, crop, false);
     if (!ensure_dev_frame (self, g->in_dev, &in_info, &in) ||
@@ -651,7 +681,7 @@ cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
     }
     out_mapped = true;
     if (out_cuda)
-      cip_fill_frame (&out, &out_info, &vout, nullptr, true);
+      fill_cuda_frame (&out, &out_info, &vout, outbuf, nullptr);
     else {
       cip_fill_frame (&host_out, &out_info, &vout, nullptr, false);
       if (!ensure_dev_frame (self, g->out_dev, &out_info, &out))
