@@ -443,32 +443,15 @@ halftone (const HalftonePlane *planes, int n_planes,
   if (!d_ws || ws_bytes < lay.total || (uintptr_t) d_ws % 256 != 0)
     return Status::invalid_argument;
   a.ctl = static_cast<uint32_t *> (d_ws);
-  /* One launch per plane: several planes in one launch gave wrong output on
-   * an H100 (test_gpu_multiplane, planes of different sizes) and the cause
-   * is not found yet; planes in sequence on one stream reuse the control
-   * words, which each launch leaves reset. */
+  if (algo == HalftoneAlgorithm::single_block)
+    return launch_skss<kSingleWarps> (params.kernel, a, 1, cs);
+  /* every strip can run at once; more blocks would only take empty tickets */
+  int grid = a.cum[a.n_planes];
   const int cap = halftone_debug_cap ();
+  if (cap > 0 && grid > cap)
+    grid = cap;
   (void) sm_count;
-  for (int j = 0; j < a.n_planes; j++) {
-    HtArgs b = a;
-    b.plane[0] = a.plane[j];
-    b.n_planes = 1;
-    b.cum[0] = 0;
-    b.cum[1] = a.cum[j + 1] - a.cum[j];
-    Status ls;
-    if (algo == HalftoneAlgorithm::single_block) {
-      ls = launch_skss<kSingleWarps> (params.kernel, b, 1, cs);
-    } else {
-      /* every strip can run at once; more blocks would take empty tickets */
-      int grid = b.cum[1];
-      if (cap > 0 && grid > cap)
-        grid = cap;
-      ls = launch_skss<kSkssWarps> (params.kernel, b, grid, cs);
-    }
-    if (ls != Status::ok)
-      return ls;
-  }
-  return Status::ok;
+  return launch_skss<kSkssWarps> (params.kernel, a, grid, cs);
 }
 
 }  // namespace cip
