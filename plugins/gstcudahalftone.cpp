@@ -321,7 +321,7 @@ gst_cuda_halftone_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
 {
   GstCudaHalftone *self = GST_CUDA_HALFTONE (filter);
   const GstVideoInfo *info = in->info;
-  cip::HalftoneParams params;
+  cip::HalftoneOptions params;
   gboolean color;
   cip::HalftonePlane planes[cip::halftone_max_planes];
   int n = 0;

@@ -5,7 +5,7 @@
  * and p99). Not a test.
  *
  *   bench_element [--frames N] [--width W] [--height H] [--format NV12]
- *                 [--ring 8] [--json PATH] "cudaintegral"
+ *                 [--ring 8] [--writable] [--json PATH] "cudaintegral"
  */
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
@@ -44,6 +44,7 @@ main (int argc, char **argv)
 {
   gint frames = 2000, width = 3840, height = 2160, ring = 8;
   gchar *format = NULL, *json = NULL;
+  gboolean writable = FALSE;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &frames, "Frames (2000)", "N"},
     {"width", 'w', 0, G_OPTION_ARG_INT, &width, "Width (3840)", "W"},
@@ -51,6 +52,9 @@ main (int argc, char **argv)
     {"ring", 'r', 0, G_OPTION_ARG_INT, &ring, "Distinct frames (8)", "R"},
     {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Format (NV12)", "F"},
     {"json", 'j', 0, G_OPTION_ARG_STRING, &json, "Append a JSON line", "PATH"},
+    {"writable", 0, 0, G_OPTION_ARG_NONE, &writable,
+        "Push pool buffers the pipeline owns alone (in-place writers: no copy "
+        "on write, as from a decoder)", NULL},
     {NULL}
   };
   GOptionContext *octx = g_option_context_new ("ELEMENT-DESCRIPTION");
@@ -120,13 +124,25 @@ main (int argc, char **argv)
   push_time = g_new0 (gint64, frames);
   lat = g_new0 (gint64, frames);
 
+  if (writable) {
+    /* the ring's frames go back to the pool, keeping their content */
+    for (int i = 0; i < ring; i++)
+      gst_clear_buffer (&frames_ring[i]);
+  }
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   int warm = frames / 10;
   gint64 t0 = 0;
   for (int i = 0; i < frames; i++) {
     if (i == warm)
       t0 = g_get_monotonic_time ();
-    GstBuffer *b = gst_buffer_copy (frames_ring[i % ring]);   /* shares memory */
+    GstBuffer *b;
+    if (writable) {
+      /* back to the pool after the sink: the pipeline owns it alone */
+      if (gst_buffer_pool_acquire_buffer (pool, &b, NULL) != GST_FLOW_OK)
+        break;
+    } else {
+      b = gst_buffer_copy (frames_ring[i % ring]);     /* shares memory */
+    }
     GST_BUFFER_PTS (b) = (GstClockTime) i * GST_MSECOND;
     GST_BUFFER_DURATION (b) = GST_MSECOND;
     GST_BUFFER_OFFSET (b) = i;
@@ -157,16 +173,18 @@ main (int argc, char **argv)
   double fps = n / ((t1 - t0) / 1e6);
   double med = lat[warm + n / 2] / 1000.0, p99 = lat[warm + n * 99 / 100] / 1000.0;
   printf ("%-40s %dx%d %s: %8.1f fps, latency median %.3f ms, p99 %.3f ms "
-      "(%d frames, ring %d)\n", argv[1], width, height,
-      GST_VIDEO_INFO_NAME (&info), fps, med, p99, n, ring);
+      "(%d frames, %s)\n", argv[1], width, height,
+      GST_VIDEO_INFO_NAME (&info), fps, med, p99, n,
+      writable ? "writable pool buffers" : "ring of shared frames");
   if (json) {
     FILE *f = fopen (json, "a");
     if (f) {
       fprintf (f, "{\"bench\": \"element\", \"pipeline\": \"%s\", \"width\": %d, "
           "\"height\": %d, \"format\": \"%s\", \"fps\": %.1f, "
           "\"latency_median_ms\": %.4f, \"latency_p99_ms\": %.4f, "
-          "\"frames\": %d}\n", argv[1], width, height,
-          GST_VIDEO_INFO_NAME (&info), fps, med, p99, n);
+          "\"frames\": %d, \"writable\": %s}\n", argv[1], width, height,
+          GST_VIDEO_INFO_NAME (&info), fps, med, p99, n,
+          writable ? "true" : "false");
       fclose (f);
     }
   }
@@ -178,7 +196,7 @@ main (int argc, char **argv)
   gst_object_unref (sink);
   gst_object_unref (pipeline);
   for (int i = 0; i < ring; i++)
-    gst_buffer_unref (frames_ring[i]);
+    gst_clear_buffer (&frames_ring[i]);
   gst_buffer_pool_set_active (pool, FALSE);
   gst_object_unref (pool);
   gst_object_unref (ctx);

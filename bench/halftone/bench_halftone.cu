@@ -1,14 +1,26 @@
-/* Benchmark of the halftone family (not a test): error diffusion by SKSS and
- * by the single-block variant against the CPU reference, Floyd-Steinberg at
- * 1920x1080 and 3840x2160, Jarvis-Judice-Ninke at 3840x2160, 2 levels.
+/* Benchmark of the halftone family (not a test): error diffusion by skss
+ * (single kernel), one launch per wavefront, and a single thread block (mpv's
+ * way), against the CPU reference; ordered dithering for scale.
  *
- *   bench_halftone [--runs N] [--quick] [--json PATH]
+ *   bench_halftone [--runs N] [--quick] [--json PATH] [--profile]
  *
- * Every variant's output is checked against cip::ref::halftone before it is
- * timed; a mismatch aborts. us_per_step divides the median by the dependent
- * pixel steps of the schedule (W + shift * H). */
+ * Cases: Floyd-Steinberg at 1920x1080 and 3840x2160 and Jarvis-Judice-Ninke at
+ * 3840x2160, 2 levels (targets 0.3, 0.6 and 1.5 ms); without --quick also 4
+ * levels, temporal stability 0.5 with a history, and a whole I420 frame in one
+ * call. Every variant's output is checked against cip::ref::halftone before it
+ * is timed; a mismatch aborts. The input is a smooth "natural" picture with
+ * noise. Columns: median ms; chain = dependent pixel steps of the variant's
+ * schedule (W + shear * (H - 1): shear 4 for skss, the kernel's least shear
+ * for the others); ns/step; us per tile step (32 pixel steps, skss's chunk);
+ * us per task of the paper's 32x32-parallelogram chain ((W/32 + 2) + 3 (H/32
+ * - 1) tasks; 4.3 us on a Titan X in Funasaka et al.); Gpx/s.
+ * --profile only launches skss a few times per case (for ncu). */
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -16,94 +28,342 @@
 
 #include "bench.h"
 #include "cip/halftone.h"
-#include "detail/halftone_math.h"
+#include "detail/halftone_internal.h"
 
 namespace {
 
-struct Case { int w, h; cip::HalftoneKernel k; };
+struct Plane {
+  int w = 0, h = 0;
+  size_t pitch = 0;
+  std::vector<uint8_t> host, want, hist_host;
+  uint8_t *src = nullptr, *dst = nullptr, *hist = nullptr;
+};
+
+void
+fill_natural (Plane &p, uint32_t seed)
+{
+  uint32_t s = seed * 2654435761u + 1;
+  for (int y = 0; y < p.h; y++)
+    for (int x = 0; x < p.w; x++) {
+      s ^= s << 13;
+      s ^= s >> 17;
+      s ^= s << 5;
+      const double fx = x / 97.0, fy = y / 71.0;
+      const double v = 110 + 60 * std::sin (fx) * std::cos (fy * 0.7) +
+          40 * std::sin ((fx + fy) * 0.3) + (double) (s >> 28) - 7.5;
+      p.host[(size_t) y * p.pitch + x] = (uint8_t) std::clamp ((int) std::lround (v), 0, 255);
+    }
+}
+
+Plane
+make_plane (int w, int h, uint32_t seed)
+{
+  Plane p;
+  p.w = w;
+  p.h = h;
+  p.pitch = ((size_t) w + 255) / 256 * 256;
+  p.host.assign (p.pitch * h, 0);
+  fill_natural (p, seed);
+  p.hist_host.assign ((size_t) w * h, 0);
+  BENCH_CHECK (cudaMalloc (&p.src, p.host.size ()));
+  BENCH_CHECK (cudaMalloc (&p.dst, p.host.size ()));
+  BENCH_CHECK (cudaMalloc (&p.hist, (size_t) w * h));
+  BENCH_CHECK (cudaMemcpy (p.src, p.host.data (), p.host.size (),
+          cudaMemcpyHostToDevice));
+  BENCH_CHECK (cudaDeviceSynchronize ());
+  return p;
+}
+
+void
+free_plane (Plane &p)
+{
+  cudaFree (p.src);
+  cudaFree (p.dst);
+  cudaFree (p.hist);
+}
+
+cip::HalftonePlane
+dev_plane (const Plane &p, bool with_hist)
+{
+  cip::HalftonePlane hp;
+  hp.src.data = p.src;
+  hp.src.pitch = p.pitch;
+  hp.src.width = p.w;
+  hp.src.height = p.h;
+  hp.dst = p.dst;
+  hp.dst_pitch = p.pitch;
+  if (with_hist) {
+    hp.history = p.hist;
+    hp.history_pitch = p.w;
+  }
+  return hp;
+}
+
+struct Case {
+  std::string name;
+  cip::HalftoneKernel kernel;
+  int levels;
+  double stability;       /* > 0: a valid history (the previous output) */
+  std::vector<Plane> planes;
+};
+
+struct Context {
+  bench::Args args;
+  bench::JsonLines *json;
+  cudaStream_t stream;
+  std::string device;
+  int runs;
+  void *ws = nullptr;
+  size_t ws_bytes = 0;
+};
+
+void
+ensure_ws (Context &cx, size_t bytes)
+{
+  if (bytes <= cx.ws_bytes)
+    return;
+  if (cx.ws)
+    BENCH_CHECK (cudaFree (cx.ws));
+  BENCH_CHECK (cudaMalloc (&cx.ws, bytes));
+  cx.ws_bytes = bytes;
+  if (cip::halftone_workspace_init (cx.ws, bytes, cx.stream) != cip::Status::ok) {
+    fprintf (stderr, "workspace init failed\n");
+    exit (2);
+  }
+}
+
+cip::HalftoneOptions
+options_of (const Case &c, cip::HalftoneMethod m = cip::HalftoneMethod::error_diffusion)
+{
+  cip::HalftoneOptions o;
+  o.method = m;
+  o.kernel = c.kernel;
+  o.levels = c.levels;
+  o.temporal_stability = c.stability;
+  o.history_valid = c.stability > 0;
+  return o;
+}
+
+/* The reference output of every plane. With temporal stability the history
+ * it starts from is the reference's output of a first (history-invalid)
+ * frame of the same input, kept in hist_host; every verified run starts
+ * from a device copy of it (restore_history). Returns the median ms of the
+ * reference's timed runs. */
+double
+make_reference (Case &c, const cip::HalftoneOptions &o)
+{
+  std::vector<cip::HalftonePlane> hp;
+  std::vector<std::vector<uint8_t>> hist (c.planes.size ());
+  for (size_t i = 0; i < c.planes.size (); i++) {
+    Plane &p = c.planes[i];
+    p.want.assign (p.host.size (), 0);
+    cip::HalftonePlane q;
+    q.src.data = p.host.data ();
+    q.src.pitch = p.pitch;
+    q.src.width = p.w;
+    q.src.height = p.h;
+    q.dst = p.want.data ();
+    q.dst_pitch = p.pitch;
+    if (c.stability > 0) {
+      q.history = p.hist_host.data ();
+      q.history_pitch = p.w;
+    }
+    hp.push_back (q);
+  }
+  if (c.stability > 0) {
+    cip::HalftoneOptions first = o;
+    first.history_valid = false;
+    if (cip::ref::halftone (hp.data (), (int) hp.size (), first) != cip::Status::ok)
+      exit (2);
+  }
+  std::vector<double> t;
+  for (int k = 0; k < 3; k++) {
+    /* each timed frame starts from the first frame's history */
+    for (size_t i = 0; i < c.planes.size (); i++) {
+      hist[i] = c.planes[i].hist_host;
+      if (c.stability > 0)
+        hp[i].history = hist[i].data ();
+    }
+    const auto a = std::chrono::steady_clock::now ();
+    if (cip::ref::halftone (hp.data (), (int) hp.size (), o) != cip::Status::ok) {
+      fprintf (stderr, "reference failed\n");
+      exit (2);
+    }
+    const auto b = std::chrono::steady_clock::now ();
+    t.push_back (std::chrono::duration<double, std::milli> (b - a).count ());
+  }
+  std::sort (t.begin (), t.end ());
+  return t[t.size () / 2];
+}
+
+void
+restore_history (const Case &c, cudaStream_t stream)
+{
+  if (c.stability > 0)
+    for (const Plane &p : c.planes)
+      BENCH_CHECK (cudaMemcpyAsync (p.hist, p.hist_host.data (), p.hist_host.size (),
+              cudaMemcpyHostToDevice, stream));
+  BENCH_CHECK (cudaStreamSynchronize (stream));
+}
+
+bool
+verify (const Case &c, const std::string &what)
+{
+  for (const Plane &p : c.planes) {
+    std::vector<uint8_t> got (p.host.size ());
+    BENCH_CHECK (cudaMemcpy (got.data (), p.dst, got.size (), cudaMemcpyDeviceToHost));
+    for (int y = 0; y < p.h; y++)
+      if (memcmp (got.data () + (size_t) y * p.pitch, p.want.data () + (size_t) y * p.pitch,
+              p.w) != 0) {
+        fprintf (stderr, "ABORT: %s differs from the reference in row %d\n",
+            what.c_str (), y);
+        return false;
+      }
+  }
+  return true;
+}
+
+void
+emit (Context &cx, const Case &c, const std::string &variant, double ms,
+    int shear)
+{
+  const Plane &p0 = c.planes[0];
+  double px = 0;
+  for (const Plane &p : c.planes)
+    px += (double) p.w * p.h;
+  const double chain = shear > 0 ? (double) p0.w + (double) shear * (p0.h - 1) : 0;
+  const double tasks = (p0.w / 32.0 + 2) + 3 * (std::ceil (p0.h / 32.0) - 1);
+  const double ns_step = chain > 0 ? ms * 1e6 / chain : 0;
+  printf ("%-30s %-13s %10.4f %8.0f %8.1f %9.3f %9.3f %8.2f\n", c.name.c_str (),
+      variant.c_str (), ms, chain, ns_step, ns_step * 32 / 1000, ms * 1000 / tasks,
+      px / (ms * 1e6));
+  fflush (stdout);
+  using bench::kv;
+  std::string f = kv ("bench", std::string ("halftone")) + ", " +
+      kv ("device", cx.device) + ", " + kv ("case", c.name) + ", " +
+      kv ("size", std::to_string (p0.w) + "x" + std::to_string (p0.h)) + ", " +
+      kv ("kernel", std::string (cip::halftone_kernel_name (c.kernel))) + ", " +
+      kv ("levels", (double) c.levels) + ", " + kv ("stability", c.stability) + ", " +
+      kv ("planes", (double) c.planes.size ()) + ", " + kv ("variant", variant) + ", " +
+      kv ("median_ms", ms) + ", " + kv ("chain_steps", chain) + ", " +
+      kv ("ns_per_step", ns_step) + ", " + kv ("us_per_tile_step", ns_step * 32 / 1000) +
+      ", " + kv ("us_per_paper_task", ms * 1000 / tasks) + ", " +
+      kv ("gpx_per_s", px / (ms * 1e6)) + ", " + kv ("runs", (double) cx.runs);
+  cx.json->write (f);
+}
+
+void
+bench_case (Context &cx, Case &c, bool profile)
+{
+  std::vector<cip::HalftonePlane> dp;
+  for (const Plane &p : c.planes)
+    dp.push_back (dev_plane (p, c.stability > 0));
+  ensure_ws (cx, cip::halftone_workspace_bytes (dp.data (), (int) dp.size ()));
+  const cip::HalftoneOptions o = options_of (c);
+  if (profile) {
+    for (int k = 0; k < 3; k++)
+      if (cip::halftone (dp.data (), (int) dp.size (), o, cx.ws, cx.ws_bytes, cx.stream,
+              cip::HalftoneAlgorithm::skss) != cip::Status::ok)
+        exit (2);
+    BENCH_CHECK (cudaStreamSynchronize (cx.stream));
+    return;
+  }
+  const double cpu_ms = make_reference (c, o);
+  const cip::detail::HtFootprint f = cip::detail::ht_footprint (c.kernel);
+  struct V { cip::HalftoneAlgorithm a; int shear; int runs; };
+  const V variants[] = { { cip::HalftoneAlgorithm::skss, cip::detail::kHtShift, cx.runs },
+    { cip::HalftoneAlgorithm::single_block, f.min_shift, std::min (cx.runs, 20) },
+    { cip::HalftoneAlgorithm::wavefront, f.min_shift, std::min (cx.runs, 5) } };
+  for (const V &v : variants) {
+    const std::string what = c.name + " " + cip::halftone_algorithm_name (v.a);
+    auto run = [&] (cudaStream_t st) {
+      cip::Status s = cip::halftone (dp.data (), (int) dp.size (), o, cx.ws, cx.ws_bytes,
+          st, v.a);
+      if (s != cip::Status::ok) {
+        fprintf (stderr, "%s: %s (%s)\n", what.c_str (), cip::status_string (s),
+            cip::last_cuda_error ());
+        exit (2);
+      }
+    };
+    for (const Plane &p : c.planes)
+      BENCH_CHECK (cudaMemsetAsync (p.dst, 0xA5, p.host.size (), cx.stream));
+    if (v.a == cip::HalftoneAlgorithm::single_block) {
+      int hmax = 0;
+      for (const Plane &p : c.planes)
+        hmax = std::max (hmax, p.h);
+      if (hmax > cip::halftone_single_block_max_rows)
+        continue;
+    }
+    restore_history (c, cx.stream);
+    run (cx.stream);
+    BENCH_CHECK (cudaStreamSynchronize (cx.stream));
+    if (!verify (c, what))
+      exit (3);
+    const bench::Timing t = bench::time_ms (cx.stream, run, v.runs, v.runs > 5 ? 5 : 1);
+    emit (cx, c, cip::halftone_algorithm_name (v.a), t.median_ms, v.shear);
+  }
+  emit (cx, c, "cpu_reference", cpu_ms, 1);
+  /* ordered dithering of the same planes, for scale */
+  const cip::HalftoneOptions od = options_of (c, cip::HalftoneMethod::ordered);
+  const bench::Timing t = bench::time_ms (cx.stream, [&] (cudaStream_t st) {
+        if (cip::halftone (dp.data (), (int) dp.size (), od, cx.ws, cx.ws_bytes, st)
+            != cip::Status::ok)
+          exit (2);
+      }, cx.runs, 10);
+  emit (cx, c, "ordered", t.median_ms, 0);
+}
 
 }  // namespace
 
 int
 main (int argc, char **argv)
 {
-  bench::Args args = bench::parse_args (argc, argv);
-  bench::JsonLines out (args.json);
-  const std::string dev = bench::device_name ();
-  cudaStream_t stream;
-  BENCH_CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
-  const Case cases[] = { {1920, 1080, cip::HalftoneKernel::floyd_steinberg},
-    {3840, 2160, cip::HalftoneKernel::floyd_steinberg},
-    {3840, 2160, cip::HalftoneKernel::jarvis_judice_ninke} };
-  for (const Case &c : cases) {
-    const size_t n = (size_t) c.w * c.h;
-    std::vector<uint8_t> src (n), want (n), got (n);
-    for (int y = 0; y < c.h; y++)
-      for (int x = 0; x < c.w; x++)
-        src[(size_t) y * c.w + x] = (uint8_t) ((x * 255 / c.w + y * 7 % 31 +
-              ((x * 131 + y * 71) % 13)) & 255);
-    uint8_t *dsrc, *ddst;
-    BENCH_CHECK (cudaMalloc (&dsrc, n));
-    BENCH_CHECK (cudaMalloc (&ddst, n));
-    BENCH_CHECK (cudaMemcpy (dsrc, src.data (), n, cudaMemcpyHostToDevice));
-    cip::HalftonePlane hp;
-    hp.src.data = src.data ();
-    hp.src.width = c.w;
-    hp.src.height = c.h;
-    hp.src.pitch = c.w;
-    hp.dst = want.data ();
-    hp.dst_pitch = c.w;
-    cip::HalftoneParams prm;
-    prm.kernel = c.k;
-    const auto t0 = std::chrono::steady_clock::now ();
-    if (cip::ref::halftone (&hp, 1, prm) != cip::Status::ok)
-      return 2;
-    const double cpu_ms = std::chrono::duration<double, std::milli> (
-        std::chrono::steady_clock::now () - t0).count ();
-    const int shift = cip::detail::ht_shift (cip::detail::kHtKernels[(int) c.k]);
-    const double steps = (double) c.w + (double) shift * c.h;
-    auto emit = [&] (const char *algo, double ms) {
-      out.write (bench::kv ("bench", std::string ("halftone")) + ", " +
-          bench::kv ("device", dev) + ", " +
-          bench::kv ("kernel", std::string (cip::halftone_kernel_name (c.k))) + ", " +
-          bench::kv ("algo", std::string (algo)) + ", " +
-          bench::kv ("width", (double) c.w) + ", " + bench::kv ("height", (double) c.h) +
-          ", " + bench::kv ("median_ms", ms) + ", " +
-          bench::kv ("us_per_step", ms * 1000.0 / steps));
-    };
-    emit ("cpu-ref", cpu_ms);
-    cip::HalftonePlane dp = hp;
-    dp.src.data = dsrc;
-    dp.dst = ddst;
-    const size_t wsb = cip::halftone_workspace_bytes (&dp, 1);
-    void *ws;
-    BENCH_CHECK (cudaMalloc (&ws, wsb));
-    if (cip::halftone_workspace_init (ws, wsb, stream) != cip::Status::ok)
-      return 2;
-    for (cip::HalftoneAlgorithm a : { cip::HalftoneAlgorithm::skss,
-            cip::HalftoneAlgorithm::single_block }) {
-      BENCH_CHECK (cudaMemsetAsync (ddst, 0x5A, n, stream));
-      if (cip::halftone (&dp, 1, prm, ws, wsb, stream, a) != cip::Status::ok) {
-        fprintf (stderr, "halftone failed: %s\n", cip::last_cuda_error ());
-        return 2;
-      }
-      BENCH_CHECK (cudaStreamSynchronize (stream));
-      BENCH_CHECK (cudaMemcpy (got.data (), ddst, n, cudaMemcpyDeviceToHost));
-      if (got != want) {
-        fprintf (stderr, "%s: GPU != CPU reference\n", cip::halftone_algorithm_name (a));
-        return 1;
-      }
-      const int runs = a == cip::HalftoneAlgorithm::single_block ?
-          (args.quick ? 3 : 10) : (args.quick ? 10 : args.runs);
-      bench::Timing t = bench::time_ms (stream, [&] (cudaStream_t s) {
-        cip::halftone (&dp, 1, prm, ws, wsb, s, a);
-      }, runs, 3);
-      emit (cip::halftone_algorithm_name (a), t.median_ms);
-    }
-    cudaFree (ws);
-    cudaFree (dsrc);
-    cudaFree (ddst);
+  Context cx;
+  cx.args = bench::parse_args (argc, argv);
+  bool profile = false;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp (argv[i], "--profile"))
+      profile = true;
+  bench::JsonLines json (cx.args.json);
+  cx.json = &json;
+  cx.runs = cx.args.quick ? std::min (cx.args.runs, 20) : std::max (cx.args.runs, 50);
+  BENCH_CHECK (cudaStreamCreateWithFlags (&cx.stream, cudaStreamNonBlocking));
+  cx.device = bench::device_name ();
+  printf ("halftone bench on %s, median of %d runs (single_block 20, wavefront 5)\n",
+      cx.device.c_str (), cx.runs);
+  printf ("%-30s %-13s %10s %8s %8s %9s %9s %8s\n", "case", "variant", "ms", "chain",
+      "ns/step", "us/tile", "us/task", "Gpx/s");
+  using K = cip::HalftoneKernel;
+  std::vector<Case> cases;
+  auto add = [&] (const char *name, K k, int levels, double s,
+      std::vector<std::pair<int, int>> sizes) {
+    Case c;
+    c.name = name;
+    c.kernel = k;
+    c.levels = levels;
+    c.stability = s;
+    uint32_t seed = 1;
+    for (auto &wh : sizes)
+      c.planes.push_back (make_plane (wh.first, wh.second, seed++));
+    cases.push_back (std::move (c));
+  };
+  add ("fs-1920x1080", K::floyd_steinberg, 2, 0, { {1920, 1080} });
+  add ("fs-3840x2160", K::floyd_steinberg, 2, 0, { {3840, 2160} });
+  add ("jjn-3840x2160", K::jarvis_judice_ninke, 2, 0, { {3840, 2160} });
+  if (!cx.args.quick) {
+    add ("fs-3840x2160-4levels", K::floyd_steinberg, 4, 0, { {3840, 2160} });
+    add ("fs-3840x2160-stable0.5", K::floyd_steinberg, 2, 0.5, { {3840, 2160} });
+    add ("fs-3840x2160-i420", K::floyd_steinberg, 2, 0,
+        { {3840, 2160}, {1920, 1080}, {1920, 1080} });
+    add ("sierra-lite-1920x1080", K::sierra_lite, 2, 0, { {1920, 1080} });
   }
-  cudaStreamDestroy (stream);
+  for (Case &c : cases) {
+    bench_case (cx, c, profile);
+    for (Plane &p : c.planes)
+      free_plane (p);
+  }
+  if (cx.ws)
+    cudaFree (cx.ws);
+  cudaStreamDestroy (cx.stream);
   return 0;
 }

@@ -1,15 +1,24 @@
-/* Host side of the halftone family: names, argument checks, the temporal
- * band, workspace layout, and the GPU entry points of CPU-only builds. */
+/* Host side of the halftone family: names, the hysteresis band, argument
+ * checks, workspace layout, the skss schedule, and the GPU entry points of
+ * CPU-only builds. */
 #include "cip/halftone.h"
 
 #include <atomic>
 #include <cmath>
-#include <cstdint>
 
 #include "detail/halftone_internal.h"
-#include "detail/halftone_math.h"
 
 namespace cip {
+
+const char *
+halftone_method_name (HalftoneMethod m)
+{
+  switch (m) {
+    case HalftoneMethod::error_diffusion: return "error-diffusion";
+    case HalftoneMethod::ordered: return "ordered";
+  }
+  return "?";
+}
 
 const char *
 halftone_kernel_name (HalftoneKernel k)
@@ -27,39 +36,53 @@ halftone_kernel_name (HalftoneKernel k)
 }
 
 const char *
-halftone_method_name (HalftoneMethod m)
-{
-  switch (m) {
-    case HalftoneMethod::error_diffusion: return "error-diffusion";
-    case HalftoneMethod::ordered: return "ordered";
-  }
-  return "?";
-}
-
-const char *
 halftone_algorithm_name (HalftoneAlgorithm a)
 {
   switch (a) {
     case HalftoneAlgorithm::automatic: return "automatic";
     case HalftoneAlgorithm::skss: return "skss";
     case HalftoneAlgorithm::wavefront: return "wavefront";
-    case HalftoneAlgorithm::single_block: return "single-block";
+    case HalftoneAlgorithm::single_block: return "single_block";
   }
   return "?";
 }
 
 int
-halftone_level (int k, int levels)
+halftone_hysteresis (int levels, double s)
 {
-  if (levels < halftone_min_levels || levels > halftone_max_levels || k < 0 ||
-      k >= levels)
-    return -1;
-  return (int) detail::ht_level_value ((uint32_t) k, detail::ht_quant (levels));
+  if (!(s > 0.0) || levels < halftone_min_levels || levels > halftone_max_levels)
+    return 0;
+  if (s > 1.0)
+    s = 1.0;
+  /* half a step widened by s half steps; at s = 1 a whole step, which keeps
+   * every error within kHtMaxErr */
+  return (int) std::floor ((1.0 + s) * 255.0 * kHalftoneErrorOne /
+      (2.0 * (levels - 1)));
+}
+
+HalftoneAlgorithm
+halftone_pick (const HalftonePlane *, int, const HalftoneOptions &)
+{
+  return HalftoneAlgorithm::skss;
+}
+
+namespace detail {
+
+uint32_t
+ht_level_magic (int levels)
+{
+  const uint64_t d = 2 * (uint64_t) (levels - 1);
+  return (uint32_t) (((1ull << 32) + d - 1) / d);
+}
+
+bool
+ht_reads_history (const HalftoneOptions &o)
+{
+  return o.method == HalftoneMethod::error_diffusion && o.history_valid &&
+      o.temporal_stability > 0.0;
 }
 
 namespace {
-
-std::atomic<int> g_cap (0);
 
 struct Range {
   uintptr_t lo = 0, hi = 0;     /* [lo, hi); empty when lo == hi */
@@ -100,65 +123,41 @@ hist_span (const HalftonePlane &p)
 bool
 valid_kernel (HalftoneKernel k)
 {
-  return (int) k >= 0 && (int) k <= (int) HalftoneKernel::atkinson;
+  return (int) k >= 0 && (int) k < kHtNumKernels;
 }
 
 }  // namespace
 
-void
-halftone_debug_max_blocks (int n)
-{
-  g_cap.store (n > 0 ? n : 0);
-}
-
-namespace detail {
-
-int
-halftone_debug_cap ()
-{
-  return g_cap.load ();
-}
-
-int
-halftone_band (int levels, float s)
-{
-  if (!(s > 0.f) || levels < 2)
-    return 0;
-  if (s > 1.f)
-    s = 1.f;
-  const double step = 255.0 * 256.0 / (levels - 1);
-  return (int) std::lround ((1.0 + s) * 0.5 * step);
-}
-
 Status
 halftone_validate (const HalftonePlane *planes, int n_planes,
-    const HalftoneParams &params, const void *ws, size_t ws_bytes)
+    const HalftoneOptions &o, const void *ws, size_t ws_bytes)
 {
   if (n_planes < 0 || n_planes > halftone_max_planes)
     return Status::invalid_argument;
   if (n_planes > 0 && !planes)
     return Status::invalid_argument;
-  if (params.method != HalftoneMethod::error_diffusion &&
-      params.method != HalftoneMethod::ordered)
+  if (o.method != HalftoneMethod::error_diffusion &&
+      o.method != HalftoneMethod::ordered)
     return Status::invalid_argument;
-  if (!valid_kernel (params.kernel))
+  if (!valid_kernel (o.kernel))
     return Status::invalid_argument;
-  if (params.levels < halftone_min_levels || params.levels > halftone_max_levels)
+  if (o.levels < halftone_min_levels || o.levels > halftone_max_levels)
     return Status::invalid_argument;
-  if (!(params.temporal_stability >= 0.f && params.temporal_stability <= 1.f))
-    return Status::invalid_argument;    /* NaN too */
+  if (!(o.temporal_stability >= 0.0 && o.temporal_stability <= 1.0))
+    return Status::invalid_argument;      /* NaN too */
+  const bool reads = ht_reads_history (o);
   for (int i = 0; i < n_planes; i++) {
     const HalftonePlane &p = planes[i];
     if (!view_is_valid (p.src) || p.dst_step < 1)
       return Status::invalid_argument;
-    if (p.src.width > halftone_max_side || p.src.height > halftone_max_side)
-      return Status::invalid_argument;
-    if (halftone_plane_empty (p))
+    if (ht_plane_empty (p))
       continue;
     const size_t w = (size_t) p.src.width, h = (size_t) p.src.height;
     if (!p.dst || (h > 1 && p.dst_pitch < (w - 1) * (size_t) p.dst_step + 1))
       return Status::invalid_argument;
     if (p.history && h > 1 && p.history_pitch < w)
+      return Status::invalid_argument;
+    if (reads && !p.history)
       return Status::invalid_argument;
   }
   Range wsr;
@@ -168,18 +167,17 @@ halftone_validate (const HalftonePlane *planes, int n_planes,
   }
   for (int i = 0; i < n_planes; i++) {
     const HalftonePlane &p = planes[i];
-    if (halftone_plane_empty (p))
+    if (ht_plane_empty (p))
       continue;
     const Range d = dst_span (p), hs = hist_span (p);
     if (d.overlaps (wsr) || src_span (p).overlaps (wsr) || hs.overlaps (wsr))
       return Status::invalid_argument;
     for (int j = 0; j < n_planes; j++) {
       const HalftonePlane &q = planes[j];
-      if (halftone_plane_empty (q))
+      if (ht_plane_empty (q))
         continue;
-      if (d.overlaps (src_span (q)) || d.overlaps (hist_span (q)))
-        return Status::invalid_argument;
-      if (hs.overlaps (src_span (q)))
+      if (d.overlaps (src_span (q)) || hs.overlaps (src_span (q)) ||
+          hs.overlaps (dst_span (q)))
         return Status::invalid_argument;
       if (j != i && (q.dst == p.dst || hs.overlaps (hist_span (q))))
         return Status::invalid_argument;
@@ -188,36 +186,100 @@ halftone_validate (const HalftonePlane *planes, int n_planes,
   return Status::ok;
 }
 
+static size_t
+align256 (size_t v)
+{
+  return (v + 255) / 256 * 256;
+}
+
 HtLayout
-halftone_layout (const HalftonePlane *planes, int n_planes)
+ht_layout (const HalftonePlane *planes, int n_planes)
 {
   HtLayout l;
-  if (!planes || n_planes < 0 || n_planes > halftone_max_planes)
+  if (n_planes < 0 || n_planes > halftone_max_planes || (n_planes > 0 && !planes))
     return l;
-  size_t off = kHtCtlBytes;
+  int strips = 0;
+  for (int i = 0; i < n_planes; i++) {
+    l.first_strip[i] = strips;
+    if (!ht_plane_empty (planes[i]) && planes[i].src.height > 0)
+      strips += ht_strips (planes[i].src.height);
+  }
+  l.total_strips = strips;
+  l.progress = 256;
+  size_t off = align256 (l.progress + sizeof (uint32_t) * (size_t) strips);
   for (int i = 0; i < n_planes; i++) {
     const HalftonePlane &p = planes[i];
-    if (halftone_plane_empty (p) || p.src.width < 0 || p.src.height < 0)
+    if (ht_plane_empty (p) || p.src.width < 0 || p.src.height < 0)
       continue;
-    const size_t groups = ((size_t) p.src.height + 31) / 32;
-    const size_t wp = ((size_t) p.src.width + 31) / 32 * 32;
-    l.edge_stride[i] = 2 * wp * sizeof (uint64_t);
-    l.edge_offset[i] = off;
-    off += groups * l.edge_stride[i];
-    l.state_offset[i] = off;
-    off += groups * 32 * kHtStateWords * sizeof (int32_t);
-    off = (off + 255) / 256 * 256;
+    const int s = ht_strips (p.src.height);
+    l.bnd[i] = off;
+    if (s > 1)
+      off = align256 (off + (size_t) (s - 1) * 2 * ht_boundary_width (p.src.width) *
+          sizeof (int16_t));
+  }
+  for (int i = 0; i < n_planes; i++) {
+    const HalftonePlane &p = planes[i];
+    if (ht_plane_empty (p) || p.src.width < 0 || p.src.height < 0)
+      continue;
+    l.ring[i] = off;
+    off = align256 (off + (size_t) p.src.height * kHtRing * sizeof (int16_t));
   }
   l.total = off;
   return l;
 }
 
+HtSchedule
+ht_schedule (const int *strips, int n_planes)
+{
+  HtSchedule s;
+  int level = 0, ticket = 0;
+  for (;;) {
+    /* planes with more than `level` strips, and the next level where that
+     * set shrinks */
+    int nact = 0, next = 0;
+    int act[halftone_max_planes];
+    for (int i = 0; i < n_planes; i++)
+      if (strips[i] > level) {
+        act[nact++] = i;
+        if (next == 0 || strips[i] < next)
+          next = strips[i];
+      }
+    if (nact == 0)
+      break;
+    const int j = s.nseg++;
+    s.level0[j] = level;
+    s.base[j] = ticket;
+    s.nact[j] = nact;
+    for (int k = 0; k < nact; k++)
+      s.act[j][k] = act[k];
+    ticket += (next - level) * nact;
+    level = next;
+  }
+  s.base[s.nseg] = ticket;
+  s.total = ticket;
+  return s;
+}
+
+static std::atomic<int> g_debug_max_workers (0);
+
+int
+ht_debug_max_workers ()
+{
+  return g_debug_max_workers.load ();
+}
+
 }  // namespace detail
+
+void
+halftone_debug_max_workers (int n)
+{
+  detail::g_debug_max_workers.store (n > 0 ? n : 0);
+}
 
 size_t
 halftone_workspace_bytes (const HalftonePlane *planes, int n_planes)
 {
-  return detail::halftone_layout (planes, n_planes).total;
+  return detail::ht_layout (planes, n_planes).total;
 }
 
 #ifndef HAVE_CUDA
@@ -229,14 +291,14 @@ halftone_workspace_init (void *, size_t, Stream)
 }
 
 Status
-halftone (const HalftonePlane *planes, int n_planes,
-    const HalftoneParams &params, void *d_ws, size_t ws_bytes, Stream,
-    HalftoneAlgorithm algo)
+halftone (const HalftonePlane *planes, int n_planes, const HalftoneOptions &opt,
+    void *d_ws, size_t ws_bytes, Stream, HalftoneAlgorithm algo)
 {
-  if ((int) algo < 0 || (int) algo > (int) HalftoneAlgorithm::single_block)
+  if (algo != HalftoneAlgorithm::automatic && algo != HalftoneAlgorithm::skss &&
+      algo != HalftoneAlgorithm::wavefront &&
+      algo != HalftoneAlgorithm::single_block)
     return Status::invalid_argument;
-  Status st = detail::halftone_validate (planes, n_planes, params, d_ws,
-      ws_bytes);
+  Status st = detail::halftone_validate (planes, n_planes, opt, d_ws, ws_bytes);
   return st != Status::ok ? st : Status::unsupported;
 }
 #endif

@@ -1,12 +1,11 @@
-/* CPU reference of the halftone family: plain sequential raster-order error
- * diffusion (each pixel pushes the shares of its error to its neighbours) and
- * ordered dithering, with the arithmetic of detail/halftone_math.h. */
+/* CPU reference of the halftone family: sequential raster-order error
+ * diffusion (error collection, the arithmetic of halftone_internal.h) and
+ * ordered dithering. */
 #include "cip/halftone.h"
 
 #include <vector>
 
 #include "detail/halftone_internal.h"
-#include "detail/halftone_math.h"
 
 namespace cip {
 namespace ref {
@@ -15,63 +14,54 @@ namespace {
 
 using namespace detail;
 
+/* Errors of the current row and the two above, with 2 zero columns on each
+ * side so that taps outside the plane read 0. */
 void
-diffuse_plane (const HalftonePlane &p, const HtKernelDef &k, const HtQuant &q,
-    int32_t band)
+diffuse_plane (const HalftonePlane &p, const HalftoneOptions &o, int band)
 {
-  const int w = p.src.width, h = p.src.height;
-  /* acc[r][x + 2]: collected error of row y + r, two columns of margin */
-  std::vector<int32_t> acc[3];
-  for (auto &a : acc)
-    a.assign ((size_t) w + 4, 0);
+  const HtKernelDef kd = ht_kernel_def (o.kernel);
+  const int w = p.src.width, h = p.src.height, L = o.levels;
+  const size_t rw = (size_t) w + 4;
+  std::vector<int> rows (3 * rw, 0);
   for (int y = 0; y < h; y++) {
-    const uint8_t *s = p.src.data + (size_t) y * p.src.pitch;
-    uint8_t *d = p.dst + (size_t) y * p.dst_pitch;
+    int *e[3];                  /* e[dy]: row y - dy */
+    for (int dy = 0; dy < 3; dy++)
+      e[dy] = rows.data () + (size_t) ((y - dy + 3) % 3) * rw + 2;
+    for (int x = -2; x < w + 2; x++)
+      e[0][x] = 0;
+    const uint8_t *in = p.src.data + (size_t) y * p.src.pitch;
+    uint8_t *out = p.dst + (size_t) y * p.dst_pitch;
     uint8_t *hist = p.history ? p.history + (size_t) y * p.history_pitch : nullptr;
-    int32_t *a0 = acc[0].data () + 2, *a1 = acc[1].data () + 2,
-        *a2 = acc[2].data () + 2;
     for (int x = 0; x < w; x++) {
-      const int32_t v = ((int32_t) s[(size_t) x * p.src.step] << kHtFrac) + a0[x];
-      const uint32_t out = hist && band > 0 ? ht_choose (v, q, hist[x], band) :
-          ht_quantize (v, q);
-      const int32_t e = ht_clamp_err (v - (int32_t) (out << kHtFrac));
-      d[(size_t) x * p.dst_step] = (uint8_t) out;
-      if (hist)
-        hist[x] = (uint8_t) out;
-      /* neighbours outside the plane get nothing: the margins absorb them */
-      for (int i = 0; i < 2; i++)
-        if (k.own[i] && x + 1 + i < w)
-          a0[x + 1 + i] += ht_term_rt (e, k.own[i], k.div);
-      for (int i = 0; i < 5; i++) {
-        const int xx = x + i - 2;
-        if (xx < 0 || xx >= w)
-          continue;
-        if (k.r1[i])
-          a1[xx] += ht_term_rt (e, k.r1[i], k.div);
-        if (k.r2[i])
-          a2[xx] += ht_term_rt (e, k.r2[i], k.div);
+      int sum = 0;
+      for (int t = 0; t < kd.ntaps; t++) {
+        const HtTap &tap = kd.taps[t];
+        if (y - tap.dy >= 0)
+          sum += tap.w * e[tap.dy][x - tap.dx];
       }
+      const int v = ht_diffused (in[(size_t) x * p.src.step], sum, kd.div);
+      const int q = ht_quantize (v, L, band, band > 0 ? hist[x] : 0);
+      e[0][x] = v - q * kHtOne;
+      out[(size_t) x * p.dst_step] = (uint8_t) q;
+      if (hist)
+        hist[x] = (uint8_t) q;
     }
-    /* rotate: row y + 1 becomes current, a fresh row y + 2 */
-    std::swap (acc[0], acc[1]);
-    std::swap (acc[1], acc[2]);
-    acc[2].assign ((size_t) w + 4, 0);
   }
 }
 
 void
-ordered_plane (const HalftonePlane &p, const HtQuant &q)
+ordered_plane (const HalftonePlane &p, int levels)
 {
   for (int y = 0; y < p.src.height; y++) {
-    const uint8_t *s = p.src.data + (size_t) y * p.src.pitch;
-    uint8_t *d = p.dst + (size_t) y * p.dst_pitch;
+    const uint8_t *in = p.src.data + (size_t) y * p.src.pitch;
+    uint8_t *out = p.dst + (size_t) y * p.dst_pitch;
     uint8_t *hist = p.history ? p.history + (size_t) y * p.history_pitch : nullptr;
     for (int x = 0; x < p.src.width; x++) {
-      const uint32_t out = ht_ordered (s[(size_t) x * p.src.step],
-          ht_bayer8 (x, y), q);
-      d[(size_t) x * p.dst_step] = (uint8_t) out;
+      const int q = ht_ordered (in[(size_t) x * p.src.step], levels,
+          ht_bayer (x & 7, y & 7));
+      out[(size_t) x * p.dst_step] = (uint8_t) q;
       if (hist)
-        hist[x] = (uint8_t) out;
+        hist[x] = (uint8_t) q;
     }
   }
 }
@@ -79,23 +69,20 @@ ordered_plane (const HalftonePlane &p, const HtQuant &q)
 }  // namespace
 
 Status
-halftone (const HalftonePlane *planes, int n_planes,
-    const HalftoneParams &params)
+halftone (const HalftonePlane *planes, int n_planes, const HalftoneOptions &opt)
 {
-  Status st = detail::halftone_validate (planes, n_planes, params, nullptr, 0);
+  Status st = detail::halftone_validate (planes, n_planes, opt, nullptr, 0);
   if (st != Status::ok)
     return st;
-  const HtQuant q = ht_quant (params.levels);
-  const int32_t band = params.history_valid ?
-      halftone_band (params.levels, params.temporal_stability) : 0;
+  const int band = detail::ht_reads_history (opt) ?
+      halftone_hysteresis (opt.levels, opt.temporal_stability) : 0;
   for (int i = 0; i < n_planes; i++) {
-    const HalftonePlane &p = planes[i];
-    if (halftone_plane_empty (p))
+    if (detail::ht_plane_empty (planes[i]))
       continue;
-    if (params.method == HalftoneMethod::ordered)
-      ordered_plane (p, q);
+    if (opt.method == HalftoneMethod::ordered)
+      ordered_plane (planes[i], opt.levels);
     else
-      diffuse_plane (p, kHtKernels[(int) params.kernel], q, band);
+      diffuse_plane (planes[i], opt, band);
   }
   return Status::ok;
 }

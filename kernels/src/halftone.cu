@@ -1,371 +1,877 @@
 /* cip halftone on the GPU: error diffusion by single-kernel soft
- * synchronization (SKSS), and ordered dithering.
+ * synchronization (skss), the per-wavefront and single-block variants it is
+ * measured against, and ordered dithering.
  *
- * Error collection. Pixel (x, y) gathers the shares of the errors of its
- * finished neighbours: (x-1, y), (x-2, y) and columns x-2 .. x+reach of rows
- * y-1 and y-2, each share rounded on its own (detail/halftone_math.h), so the
- * sum equals the reference's pushed shares exactly and every error is written
- * once.
+ * skss. A plane is cut into strips of kHtStripRows = 64 rows. A worker is a
+ * 64-thread block: warp 0 computes, warp 1 moves data. Workers claim strips
+ * through a global ticket (ht_schedule's order: strip s of a plane always
+ * after strip s-1), so a worker only ever waits on a strip already claimed
+ * by a running worker, and any grid size and residency terminates.
  *
- * Schedule. Lane k of a warp owns row y0 + k; at step t it does pixel
- * x = t - shift * k (a parallelogram: each row runs `shift` pixels behind the
- * row above, shift from the kernel's footprint, see ht_shift), so everything
- * a pixel needs from rows y-1 and y-2 was finished at an earlier step. The
- * error a lane just produced goes to the two lanes below by warp shuffles; a
- * lane keeps sliding windows of the rows above and its own last two errors in
- * registers. The warps of a block are stacked (32 * WPB rows): the last two
- * rows of warp w reach warp w + 1 through a shared-memory ring with progress
- * counters (volatile, block-scope fences, checked every kGroup steps). The
- * block's last warp hands its last two rows to the next block strip through
- * global memory as 8-byte words tagged with the call's epoch (a word is valid
- * when its tag is this call's: no flags, no fences); the next strip's first
- * warp loads them 32 columns at a time, one chunk ahead, and spins only when
- * a tag is not there yet. Block strips are claimed through a global ticket in
- * plane-then-row order, so a strip waits only on strips already claimed by
- * running blocks: any grid size terminates. The last block to finish resets
- * the ticket and advances the epoch (workspace ready for the next call).
+ * Compute warp: lane k owns rows 2k and 2k+1 of the strip. Row i processes
+ * column x = t - 4 i at step t (a shear of kHtShift = 4 columns per row: at
+ * least every kernel's min_shift, so row i-1 has finished every column row i
+ * gathers from one step before it is needed, and 4-aligned, so every row's
+ * chunk of 32 columns starts on a 4-byte boundary and pixels move as 32-bit
+ * words). Each row keeps in registers the errors it gathers from: the row
+ * above (columns x-lr1 .. x+3), the row two above (x-lr2 .. x+7) and its own
+ * last two. After every step a row hands its new error, and what it received
+ * from above, to the row below: in the same lane through registers, to the
+ * next lane through a warp shuffle. Lane 0 takes the strip above's last two
+ * rows from a shared-memory ring; lane 31 puts the strip's last two rows into
+ * another. Steps run in chunks of kHtChunk = 32, unrolled: the chunk's input
+ * (and history) words are loaded one chunk ahead, its outputs stored after
+ * it; chunks where every row is inside the plane skip the edge masks.
  *
- * The pre-roll: a warp starts at t = -2 * shift so that its lanes receive the
- * columns of the rows above they need before their first pixel; u = t +
- * 2 * shift counts steps from 0 and tiles are 32 steps of u.
+ * Mover warp: prefetches the strip's rows into L2; copies the strip above's
+ * boundary rows chunk by chunk from global memory into the up ring once that
+ * strip's progress word (acquire) says they are final; copies the down ring to
+ * this strip's boundary rows in global memory and publishes its progress word
+ * (__threadfence + release store): the number of columns of the strip's last
+ * row that are final (its second last row is 4 columns further). The two
+ * warps synchronize through counters in shared memory (4-chunk rings with
+ * back-pressure both ways); the mover never blocks, the compute warp never
+ * touches a global flag or fence.
+ *
+ * The workspace's ticket, done counter and progress words start at zero
+ * (halftone_workspace_init); the last worker to finish puts them back.
  */
+#include <algorithm>
 #include <cstdint>
 
 #include "cip/halftone.h"
 #include "detail/check.cuh"
 #include "detail/halftone_internal.h"
-#include "detail/halftone_math.h"
+#include "detail/lookback.cuh"
 
 namespace cip {
 namespace {
 
 using namespace detail;
 
-constexpr int kRing = 128;          /* shared ring columns per row (power of 2) */
-constexpr int kGroup = 8;           /* steps between intra-block hand-offs */
-constexpr int kTile = 32;
-constexpr int kSkssWarps = 4;       /* warps per block, skss */
-constexpr int kSingleWarps = 16;    /* warps of the one block, single_block */
+constexpr int kRpl = kHtRowsPerLane;
+constexpr int kRows = kHtStripRows;
+constexpr int kC = kHtChunk;
+constexpr int kS = kHtShift;
+constexpr int kW = kC / 4;          /* 32-bit words per row and chunk */
+constexpr int kNR = 4;              /* ring slots (chunks) */
+constexpr unsigned kFull = 0xffffffffu;
 
-struct HtPlaneArgs {
+static_assert (kRpl >= 2, "lane 31 must own both boundary rows");
+static_assert (kC == 32, "the mover copies one ring entry per lane and row");
+static_assert (kS % 4 == 0, "rows must start chunks on 4-byte boundaries");
+static_assert ((kS * kRows) % kC == 0, "boundary chunks must stay aligned");
+
+struct PlaneP {
   const uint8_t *src;
   size_t src_pitch;
   int src_step;
   uint8_t *dst;
   size_t dst_pitch;
   int dst_step;
-  uint8_t *hist;
+  uint8_t *hist;               /* null: none */
   size_t hist_pitch;
   int width, height;
-  unsigned long long *edge;   /* per 32-row group: 2 rows of wp tagged words */
-  size_t edge_stride;         /* words per group */
-  size_t wp;
+  int strips, first_strip;     /* progress words first_strip .. + strips */
+  short *bnd;                  /* strip s: bnd + s * 2 * bw; [0] row 62, [1] row 63 */
+  int bw;
+  short *ring;                 /* wavefront: kHtRing slots per row */
+  bool src_vec, dst_vec, hist_vec;   /* 32-bit words possible */
 };
 
-struct HtArgs {
-  HtPlaneArgs plane[halftone_max_planes];
-  int n_planes;
-  int cum[halftone_max_planes + 1];   /* first ticket of each plane */
-  HtQuant q;
-  int32_t band;                       /* > 0: keep the history within it */
-  uint32_t *ctl;                      /* [0] ticket, [1] done, [2] epoch */
+struct Params {
+  PlaneP pl[halftone_max_planes];
+  int nplanes;
+  int levels;
+  uint32_t lmagic;
+  int band;                    /* > 0: histories are read */
+  uint32_t *ctl;               /* [0] ticket, [1] done */
+  uint32_t *progress;
+  HtSchedule sched;
+  int workers;
 };
 
-__device__ __forceinline__ unsigned long long
-ld_relaxed_u64 (const unsigned long long *p)
+__device__ __forceinline__ PlaneP
+plane_of (const Params &p, int i)
 {
-  unsigned long long v;
-  asm volatile ("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l" (v) : "l" (p)
-      : "memory");
-  return v;
+  switch (i) {
+    case 0: return p.pl[0];
+    case 1: return p.pl[1];
+    case 2: return p.pl[2];
+    default: return p.pl[3];
+  }
+}
+
+template <HalftoneKernel KK>
+struct Traits {
+  static constexpr HtKernelDef d = ht_kernel_def (KK);
+  static constexpr HtFootprint f = ht_footprint (KK);
+  static constexpr int D = d.div;
+  static constexpr bool two = f.rows == 2;
+  static constexpr int L1 = kS + f.lr1;              /* row-above window */
+  static constexpr int L2 = two ? 2 * kS + f.lr2 : 1;
+  static constexpr int w01 = ht_weight (d, 1, 0);
+  static constexpr int w02 = ht_weight (d, 2, 0);
+  static_assert (f.min_shift <= kS, "shear below the kernel's reach");
+  static_assert (f.r0 <= 2 && f.lr1 <= 2 && f.rr1 <= 2 && f.lr2 <= 2 &&
+      f.rr2 <= 2, "footprint beyond two columns");
+};
+
+__device__ __forceinline__ int
+vload (const volatile int *p)
+{
+  return *p;
 }
 
 __device__ __forceinline__ void
-st_relaxed_u64 (unsigned long long *p, unsigned long long v)
+vstore (volatile int *p, int v)
 {
-  asm volatile ("st.relaxed.gpu.global.u64 [%0], %1;" : : "l" (p), "l" (v)
-      : "memory");
+  *p = v;
 }
 
-/* in | prev << 8 of the lane's pixel x (0 outside). */
-__device__ __forceinline__ uint32_t
-load_px (const HtPlaneArgs &p, int y, int x, bool active, bool hist)
-{
-  if (!active || x < 0 || x >= p.width)
-    return 0;
-  uint32_t v = __ldg (p.src + (size_t) y * p.src_pitch + (size_t) x * p.src_step);
-  if (hist)
-    v |= (uint32_t) p.hist[(size_t) y * p.hist_pitch + x] << 8;
-  return v;
-}
+/* A wait on another warp or block that lasts longer than this is a bug (the
+ * strip being waited for is always running): trap, so that it fails instead
+ * of hanging the GPU. 0 turns the check off. */
+#ifndef CIP_HT_WATCHDOG_NS
+#define CIP_HT_WATCHDOG_NS 10000000000ull
+#endif
 
-template <int KI, int WPB>
-struct Strip {
-  static constexpr HtKernelDef K = kHtKernels[KI];
-  static constexpr int S = ht_shift (K);
-  static constexpr bool DEEP = ht_deep (K);
-  static constexpr int NA1 = S + 2;       /* row y-1: columns x-2 .. x+S-1 */
-  static constexpr int NA2 = 2 * S + 2;   /* row y-2: columns x-2 .. x+2S-1 */
+struct Watchdog {
+  unsigned long long start = 0;
+  unsigned n = 0;
+  __device__ __forceinline__ void poll () {
+#if CIP_HT_WATCHDOG_NS > 0
+    if ((++n & 1023) != 0)
+      return;
+    unsigned long long t;
+    asm volatile ("mov.u64 %0, %%globaltimer;" : "=l" (t));
+    if (start == 0)
+      start = t;
+    else if (t - start > CIP_HT_WATCHDOG_NS)
+      __trap ();
+#endif
+  }
 };
 
-/* One warp's 32 rows of block strip `bs`. */
-template <int KI, int WPB>
-__device__ void
-run_warp (const HtArgs &a, const HtPlaneArgs &p, int bs, int w, uint32_t tag,
-    int32_t (*ring)[2][kRing], volatile int *prog)
+/* ------------------------------------------------------ skss: compute warp */
+
+struct Shared {
+  short up[kNR][2 * kC];       /* [0][j] row -2, [1][j] row -1 of chunk */
+  short down[kNR][2 * kC];     /* [0][j] row 62, [1][j] row 63 */
+  short zero[2 * kC];          /* the "strip above" of strip 0 */
+  short junk[2 * kC];          /* where the lanes other than 31 store */
+  int up_avail, up_consumed;   /* chunks filled by the mover / used */
+  int down_done, down_sent;    /* chunks filled by compute / sent */
+  int ticket, last;
+};
+
+template <HalftoneKernel KK>
+struct State {
+  int a1[kRpl][Traits<KK>::L1];
+  int a2[kRpl][Traits<KK>::L2];
+  int l1[kRpl], l2[kRpl];      /* e(x-1), e(x-2) */
+};
+
+/* w(DX, DY) * a[IDX], or nothing where the kernel has no such tap. */
+template <HalftoneKernel KK, int DX, int DY, int IDX, int N>
+__device__ __forceinline__ int
+tap (const int (&a)[N])
 {
-  using St = Strip<KI, WPB>;
-  constexpr HtKernelDef K = St::K;
-  constexpr int S = St::S;
-  const int lane = threadIdx.x & 31;
-  const int W = p.width, H = p.height;
-  const int y0 = (bs * WPB + w) * 32;
-  if (y0 >= H)
-    return;
-  const int y = y0 + lane;
-  const bool active = y < H;
-  const bool to_ring = w < WPB - 1 && y0 + 32 < H;
-  const bool to_global = w == WPB - 1 && y0 + 32 < H;
-  const bool from_global = w == 0 && y0 > 0;
-  const bool use_hist = a.band > 0 && p.hist != nullptr;
-  const bool write_hist = p.hist != nullptr;
-  const int u_end = (W + 33 * S + kTile - 1) / kTile * kTile;
-  int32_t (*in_ring)[kRing] = ring[w];
-  int32_t (*out_ring)[kRing] = ring[(w + 1) % WPB];
-  unsigned long long *edge_out = to_global ?
-      p.edge + (size_t) (y0 / 32) * p.edge_stride : nullptr;
-  const unsigned long long *edge_in = from_global ?
-      p.edge + (size_t) (y0 / 32 - 1) * p.edge_stride : nullptr;
-
-  /* chunk c of the rows above into registers (warp 0 only) */
-  auto load_chunk = [&] (int c, unsigned long long &g0, unsigned long long &g1) {
-    const int x = c * 32 + lane;
-    g0 = g1 = (unsigned long long) tag << 32;    /* zero, valid */
-    if (from_global && x < W) {
-      g0 = ld_relaxed_u64 (edge_in + x);
-      g1 = ld_relaxed_u64 (edge_in + p.wp + x);
-    }
-  };
-  auto store_chunk = [&] (int c, unsigned long long g0, unsigned long long g1) {
-    const int x = c * 32 + lane;
-    /* spin until both words carry this call's tag */
-    unsigned ns = 32;
-    while (!__all_sync (0xffffffffu, (uint32_t) (g0 >> 32) == tag &&
-            (uint32_t) (g1 >> 32) == tag)) {
-      __nanosleep (ns);
-      ns = ns < 256 ? ns * 2 : ns;
-      if ((uint32_t) (g0 >> 32) != tag)
-        g0 = ld_relaxed_u64 (edge_in + x);
-      if ((uint32_t) (g1 >> 32) != tag)
-        g1 = ld_relaxed_u64 (edge_in + p.wp + x);
-    }
-    in_ring[0][x & (kRing - 1)] = (int32_t) (uint32_t) g0;
-    in_ring[1][x & (kRing - 1)] = (int32_t) (uint32_t) g1;
-    __syncwarp ();
-  };
-
-  int32_t A1[St::NA1], A2[St::NA2];
-#pragma unroll
-  for (int i = 0; i < St::NA1; i++)
-    A1[i] = 0;
-#pragma unroll
-  for (int i = 0; i < St::NA2; i++)
-    A2[i] = 0;
-  int32_t p1 = 0, p2 = 0;
-
-  unsigned long long g0, g1;
-  if (w == 0) {
-    load_chunk (0, g0, g1);
-    store_chunk (0, g0, g1);
+  constexpr int w = ht_weight (ht_kernel_def (KK), DX, DY);
+  if constexpr (w != 0) {
+    static_assert (IDX >= 0 && IDX < N, "tap outside the window");
+    return w * a[IDX];
+  } else {
+    return 0;
   }
-  uint32_t cur[kTile], nxt[kTile];
-#pragma unroll
-  for (int i = 0; i < kTile; i++)
-    cur[i] = load_px (p, y, i - 2 * S - S * lane, active, use_hist);
+}
 
-  for (int u0 = 0; u0 < u_end; u0 += kTile) {
-    const bool more = u0 + kTile < u_end;
-    if (w == 0 && more)
-      load_chunk (u0 / kTile + 1, g0, g1);
+struct Ctx {
+  int width, nrows, lane, levels, band;
+  uint32_t lmagic;
+};
+
+__device__ __forceinline__ uint32_t
+byte_of (uint32_t w, int j)
+{
+  return (w >> (8 * (j & 3))) & 0xffu;
+}
+
+/* Steps T .. T+kC-1 of the lane's rows. in/hi: the chunk's input and history
+ * bytes per row (column x0 + 4g + b in byte b of word g, x0 = T - kS i);
+ * out: the outputs, same layout. up: the up ring slot (zeros for strip 0),
+ * read by every lane, used by lane 0; down: where the lane stores its last
+ * two rows' errors (the down ring slot for lane 31, a junk slot for the
+ * others): no branches in the step. MASK: some pixel of the chunk is outside
+ * the plane (its error is 0, its output unused). */
+template <HalftoneKernel KK, bool BIN, bool TEMP, bool MASK>
+__device__ __forceinline__ void
+compute_chunk (State<KK> &st, const uint32_t (&in)[kRpl][kW],
+    const uint32_t (&hi)[kRpl][kW], uint32_t (&out)[kRpl][kW],
+    const short *up, short *down, int T, const Ctx &c)
+{
+  using Tr = Traits<KK>;
+  bool row_ok[kRpl];
 #pragma unroll
-    for (int i = 0; i < kTile; i++)
-      nxt[i] = more ? load_px (p, y, u0 + kTile + i - 2 * S - S * lane, active,
-          use_hist) : 0;
+  for (int r = 0; r < kRpl; r++)
+    row_ok[r] = c.lane * kRpl + r < c.nrows;
 #pragma unroll
-    for (int gi = 0; gi < kTile / kGroup; gi++) {
-      const int ug = u0 + gi * kGroup;
-      if (lane == 0) {
-        if (w > 0) {
-          const int need = min (ug + kGroup + 32 * S, u_end);
-          while (prog[w - 1] < need)
-            ;
-        }
-        if (to_ring) {
-          while (prog[w + 1] <= ug + kGroup - 1 - 31 * S - kRing)
-            ;
-        }
-        __threadfence_block ();
+  for (int r = 0; r < kRpl; r++)
+#pragma unroll
+    for (int g = 0; g < kW; g++)
+      out[r][g] = 0;
+#pragma unroll
+  for (int j = 0; j < kC; j++) {
+    int e[kRpl];
+#pragma unroll
+    for (int r = 0; r < kRpl; r++) {
+      const int b = (int) byte_of (in[r][j >> 2], j);
+      /* everything but the left neighbour's error, off the critical path */
+      int q = Tr::D * (b * kHtOne + kHtOffset) + Tr::D / 2;
+      q += tap<KK, -2, 1, kS - 3> (st.a1[r]) + tap<KK, -1, 1, kS - 2> (st.a1[r]) +
+          tap<KK, 0, 1, kS - 1> (st.a1[r]) + tap<KK, 1, 1, kS> (st.a1[r]) +
+          tap<KK, 2, 1, kS + 1> (st.a1[r]);
+      if constexpr (Tr::two)
+        q += tap<KK, -2, 2, 2 * kS - 3> (st.a2[r]) +
+            tap<KK, -1, 2, 2 * kS - 2> (st.a2[r]) +
+            tap<KK, 0, 2, 2 * kS - 1> (st.a2[r]) +
+            tap<KK, 1, 2, 2 * kS> (st.a2[r]) + tap<KK, 2, 2, 2 * kS + 1> (st.a2[r]);
+      if constexpr (Tr::w02 != 0)
+        q += Tr::w02 * st.l2[r];
+      /* vo = v + kHtOffset; the error is vo - (kHtOffset + 128 out), so
+       * the output's select runs beside the division */
+      const int vo = (int) ((uint32_t) (q + Tr::w01 * st.l1[r]) /
+          (uint32_t) Tr::D);
+      const int v = vo - kHtOffset;
+      int o, sub;
+      if constexpr (BIN) {
+        const bool up_level = ht_level_index2 (v);
+        o = up_level ? 255 : 0;
+        sub = up_level ? kHtOffset + 255 * kHtOne : kHtOffset;
+      } else {
+        o = ht_level_value_magic (ht_level_index (v, c.levels), c.levels,
+            c.lmagic);
+        sub = kHtOffset + o * kHtOne;
       }
-      __syncwarp ();
-#pragma unroll
-      for (int s = 0; s < kGroup; s++) {
-        const int u = ug + s;
-        const int t = u - 2 * S;
-        const int x = t - S * lane;
-        const uint32_t word = cur[gi * kGroup + s];
-        int32_t c = ht_term<K.div> (p1, K.own[0]);
-        if (K.own[1])
-          c += ht_term<K.div> (p2, K.own[1]);
-#pragma unroll
-        for (int i = 0; i < 5; i++) {
-          if (K.r1[i])
-            c += ht_term<K.div> (A1[4 - i], K.r1[i]);
-          if (K.r2[i])
-            c += ht_term<K.div> (A2[4 - i], K.r2[i]);
+      if constexpr (TEMP) {
+        const int prev = (int) byte_of (hi[r][j >> 2], j);
+        const int dv = v - prev * kHtOne;
+        if (dv >= -c.band && dv <= c.band) {
+          o = prev;
+          sub = kHtOffset + prev * kHtOne;
         }
-        const int32_t v = (int32_t) ((word & 0xffu) << kHtFrac) + c;
-        const uint32_t out = use_hist ? ht_choose (v, a.q, word >> 8, a.band) :
-            ht_quantize (v, a.q);
-        const bool valid = active && x >= 0 && x < W;
-        const int32_t e = valid ? ht_clamp_err (v - (int32_t) (out << kHtFrac)) : 0;
-        if (valid) {
-          p.dst[(size_t) y * p.dst_pitch + (size_t) x * p.dst_step] = (uint8_t) out;
-          if (write_hist)
-            p.hist[(size_t) y * p.hist_pitch + x] = (uint8_t) out;
-          if (lane >= 30) {
-            if (to_ring)
-              out_ring[lane - 30][x & (kRing - 1)] = e;
-            if (to_global)
-              st_relaxed_u64 (edge_out + (size_t) (lane - 30) * p.wp + x,
-                  ((unsigned long long) tag << 32) | (uint32_t) e);
+      }
+      int ee = vo - sub;
+      if constexpr (MASK) {
+        const int x = T + j - kS * (c.lane * kRpl + r);
+        if (!(row_ok[r] && (unsigned) x < (unsigned) c.width))
+          ee = 0;
+      }
+      out[r][j >> 2] |= (uint32_t) o << (8 * (j & 3));
+      e[r] = ee;
+    }
+    /* what each row receives: the new error of the row above (at column
+     * x + kS) and what that row received (row two above, column x + 2 kS) */
+    int in1[kRpl], in2[kRpl];
+    const int u1 = up[kC + j];
+    int s1 = __shfl_up_sync (kFull, e[kRpl - 1], 1);
+    s1 = c.lane == 0 ? u1 : s1;
+    int s2 = 0;
+    if constexpr (Tr::two) {
+      const int u2 = up[j];
+      s2 = __shfl_up_sync (kFull, e[kRpl - 2], 1);
+      s2 = c.lane == 0 ? u2 : s2;
+    }
+    in1[0] = s1;
+    in2[0] = s2;
+#pragma unroll
+    for (int r = 1; r < kRpl; r++) {
+      in1[r] = e[r - 1];
+      in2[r] = in1[r - 1];
+    }
+#pragma unroll
+    for (int r = 0; r < kRpl; r++) {
+#pragma unroll
+      for (int m = Tr::L1 - 1; m > 0; m--)
+        st.a1[r][m] = st.a1[r][m - 1];
+      st.a1[r][0] = in1[r];
+      if constexpr (Tr::two) {
+#pragma unroll
+        for (int m = Tr::L2 - 1; m > 0; m--)
+          st.a2[r][m] = st.a2[r][m - 1];
+        st.a2[r][0] = in2[r];
+      }
+      st.l2[r] = st.l1[r];
+      st.l1[r] = e[r];
+    }
+    down[j] = (short) e[kRpl - 2];
+    down[kC + j] = (short) e[kRpl - 1];
+  }
+}
+
+/* Loads the chunk's bytes of the lane's rows (zeros outside the plane). */
+__device__ __forceinline__ void
+load_chunk (const uint8_t *base, size_t pitch, int step, bool vec, int width,
+    int y0, int T, const Ctx &c, uint32_t (&w)[kRpl][kW], bool use_ldg)
+{
+#pragma unroll
+  for (int r = 0; r < kRpl; r++) {
+    const int i = c.lane * kRpl + r;
+    const int x0 = T - kS * i;
+#pragma unroll
+    for (int g = 0; g < kW; g++)
+      w[r][g] = 0;
+    if (i >= c.nrows || x0 >= width || x0 + kC <= 0)
+      continue;
+    const uint8_t *row = base + (size_t) (y0 + i) * pitch;
+#pragma unroll
+    for (int g = 0; g < kW; g++) {
+      const int xg = x0 + 4 * g;
+      if (vec && xg >= 0 && xg + 4 <= width) {
+        const uint32_t *a = reinterpret_cast<const uint32_t *> (row + xg);
+        w[r][g] = use_ldg ? __ldg (a) : *a;
+      } else {
+        uint32_t v = 0;
+#pragma unroll
+        for (int b = 0; b < 4; b++) {
+          const int x = xg + b;
+          if (x >= 0 && x < width) {
+            const uint8_t *a = row + (size_t) x * step;
+            v |= (uint32_t) (use_ldg ? __ldg (a) : *a) << (8 * b);
           }
         }
-        /* hand the error down: lane k-1 -> k (row y-1), k-2 -> k (row y-2);
-         * lanes 0 and 1 take the rows above the warp from the ring */
-        int32_t up1 = __shfl_up_sync (0xffffffffu, e, 1);
-        int32_t up2 = __shfl_up_sync (0xffffffffu, e, 2);
-        const int c1 = t + S, c0 = t + 2 * S;
-        const int32_t r1v = c1 >= 0 && c1 < W ? in_ring[1][c1 & (kRing - 1)] : 0;
-        const int32_t r0v = c0 >= 0 && c0 < W ? in_ring[0][c0 & (kRing - 1)] : 0;
+        w[r][g] = v;
+      }
+    }
+  }
+}
+
+/* Stores the chunk's bytes of the lane's rows that are inside the plane. */
+__device__ __forceinline__ void
+store_chunk (uint8_t *base, size_t pitch, int step, bool vec, int width,
+    int y0, int T, const Ctx &c, const uint32_t (&w)[kRpl][kW])
+{
+#pragma unroll
+  for (int r = 0; r < kRpl; r++) {
+    const int i = c.lane * kRpl + r;
+    const int x0 = T - kS * i;
+    if (i >= c.nrows || x0 >= width || x0 + kC <= 0)
+      continue;
+    uint8_t *row = base + (size_t) (y0 + i) * pitch;
+#pragma unroll
+    for (int g = 0; g < kW; g++) {
+      const int xg = x0 + 4 * g;
+      if (vec && xg >= 0 && xg + 4 <= width) {
+        *reinterpret_cast<uint32_t *> (row + xg) = w[r][g];
+      } else {
+#pragma unroll
+        for (int b = 0; b < 4; b++) {
+          const int x = xg + b;
+          if (x >= 0 && x < width)
+            row[(size_t) x * step] = (uint8_t) byte_of (w[r][g], b);
+        }
+      }
+    }
+  }
+}
+
+/* Chunks of a strip: steps -kC .. t_last, t_last = W-1 + kS (nrows-1), the
+ * first one only fills the windows from the strip above. */
+__device__ __forceinline__ int
+strip_chunks (int width, int nrows)
+{
+  const int t_last = width - 1 + kS * (nrows - 1);
+  return (t_last + kC) / kC + 1;
+}
+
+template <HalftoneKernel KK, bool BIN, bool TEMP>
+__device__ void
+compute_strip (const Params &p, const PlaneP &pp, int s, Shared &sm)
+{
+  Ctx c;
+  c.width = pp.width;
+  c.lane = threadIdx.x & 31;
+  c.levels = p.levels;
+  c.band = p.band;
+  c.lmagic = p.lmagic;
+  const int y0 = s * kRows;
+  c.nrows = min (kRows, pp.height - y0);
+  const bool has_up = s > 0, has_down = s + 1 < pp.strips;
+  const int nch = strip_chunks (pp.width, c.nrows);
+
+  State<KK> st;
+#pragma unroll
+  for (int r = 0; r < kRpl; r++) {
+#pragma unroll
+    for (int m = 0; m < Traits<KK>::L1; m++)
+      st.a1[r][m] = 0;
+#pragma unroll
+    for (int m = 0; m < Traits<KK>::L2; m++)
+      st.a2[r][m] = 0;
+    st.l1[r] = st.l2[r] = 0;
+  }
+  uint32_t inb[kRpl][kW], hib[kRpl][kW], ob[kRpl][kW];
+  load_chunk (pp.src, pp.src_pitch, pp.src_step, pp.src_vec, pp.width, y0, -kC,
+      c, inb, true);
+  if constexpr (TEMP)
+    load_chunk (pp.hist, pp.hist_pitch, 1, pp.hist_vec, pp.width, y0, -kC, c,
+        hib, false);
+  else
+#pragma unroll
+    for (int r = 0; r < kRpl; r++)
+#pragma unroll
+      for (int g = 0; g < kW; g++)
+        hib[r][g] = 0;
+
+  for (int n = 0; n < nch; n++) {
+    const int T = -kC + n * kC;
+    /* next chunk's input, in flight while this one computes */
+    uint32_t inn[kRpl][kW], hin[kRpl][kW];
+    load_chunk (pp.src, pp.src_pitch, pp.src_step, pp.src_vec, pp.width, y0,
+        T + kC, c, inn, true);
+    if constexpr (TEMP)
+      load_chunk (pp.hist, pp.hist_pitch, 1, pp.hist_vec, pp.width, y0, T + kC,
+          c, hin, false);
+
+    const short *up = sm.zero;
+    if (has_up) {
+      Watchdog wd;
+      while (vload (&sm.up_avail) <= n)
+        wd.poll ();
+      __threadfence_block ();
+      up = sm.up[n % kNR];
+    }
+    short *down = sm.junk;
+    if (has_down) {
+      Watchdog wd;
+      while (vload (&sm.down_sent) < n - kNR + 1)
+        wd.poll ();
+      __threadfence_block ();
+      if (c.lane == 31)
+        down = sm.down[n % kNR];
+    }
+    const bool interior = c.nrows == kRows && T - kS * (kRows - 1) >= 0 &&
+        T + kC <= pp.width;
+    if (interior)
+      compute_chunk<KK, BIN, TEMP, false> (st, inb, hib, ob, up, down, T, c);
+    else
+      compute_chunk<KK, BIN, TEMP, true> (st, inb, hib, ob, up, down, T, c);
+    __syncwarp ();
+    if (has_up && c.lane == 0)
+      vstore (&sm.up_consumed, n + 1);
+    if (has_down && c.lane == 31) {
+      __threadfence_block ();
+      vstore (&sm.down_done, n + 1);
+    }
+    store_chunk (pp.dst, pp.dst_pitch, pp.dst_step, pp.dst_vec, pp.width, y0,
+        T, c, ob);
+    if (pp.hist)
+      store_chunk (pp.hist, pp.hist_pitch, 1, pp.hist_vec, pp.width, y0, T, c,
+          ob);
+#pragma unroll
+    for (int r = 0; r < kRpl; r++)
+#pragma unroll
+      for (int g = 0; g < kW; g++) {
+        inb[r][g] = inn[r][g];
+        if constexpr (TEMP)
+          hib[r][g] = hin[r][g];
+      }
+  }
+}
+
+/* --------------------------------------------------------- skss: mover warp */
+
+__device__ __forceinline__ void
+prefetch_l2 (const void *p)
+{
+  asm volatile ("prefetch.global.L2 [%0];" : : "l" (p));
+}
+
+__device__ void
+mover_strip (const Params &p, const PlaneP &pp, int s, Shared &sm)
+{
+  const int lane = threadIdx.x & 31;
+  const int y0 = s * kRows;
+  const int nrows = min (kRows, pp.height - y0);
+  const int W = pp.width;
+  const bool has_up = s > 0, has_down = s + 1 < pp.strips;
+  const int nch = strip_chunks (W, nrows);
+
+  /* the strip's input (and history) into L2 while it waits for the strip
+   * above: the compute warp's loads then come from L2 */
+  const size_t src_row = (size_t) (W - 1) * pp.src_step + 1;
+  for (int i = 0; i < nrows; i++) {
+    const uint8_t *r = pp.src + (size_t) (y0 + i) * pp.src_pitch;
+    for (size_t o = (size_t) lane * 128; o < src_row; o += 32 * 128)
+      prefetch_l2 (r + o);
+    if (p.band > 0) {
+      const uint8_t *h = pp.hist + (size_t) (y0 + i) * pp.hist_pitch;
+      for (size_t o = (size_t) lane * 128; o < (size_t) W; o += 32 * 128)
+        prefetch_l2 (h + o);
+    }
+  }
+
+  const uint32_t *up_word = p.progress + pp.first_strip + s - 1;
+  uint32_t *my_word = p.progress + pp.first_strip + s;
+  const short *ub = has_up ? pp.bnd + (size_t) (s - 1) * 2 * pp.bw : nullptr;
+  short *db = has_down ? pp.bnd + (size_t) s * 2 * pp.bw : nullptr;
+  const int up_total = has_up ? nch : 0, down_total = has_down ? nch : 0;
+  int m = 0, n = 0;
+  int published = 0;
+  Watchdog wd;
+  while (m < up_total || n < down_total) {
+    bool did = false;
+    if (m < up_total) {
+      /* chunk m of the strip above's last rows, once final and once the
+       * compute warp has freed its slot */
+      const int T = -kC + m * kC;
+      int ok = 0;
+      if (lane == 0 && m - vload (&sm.up_consumed) < kNR) {
+        const int need = min (T + kC + kS, W);
+        ok = need <= 0 || (int) ld_acquire_gpu (up_word) >= need;
+      }
+      ok = __shfl_sync (kFull, ok, 0);
+      if (ok) {
+        __syncwarp ();
+        short *slot = sm.up[m % kNR];
+#pragma unroll
+        for (int row = 0; row < 2; row++) {
+          const int idx = T + lane + kHtPad;
+          const int col = T + lane + (row == 0 ? 2 * kS : kS);
+          short v = 0;
+          if (col >= 0 && col < W)
+            v = __ldcg (ub + (size_t) row * pp.bw + idx);
+          slot[row * kC + lane] = v;
+        }
+        __syncwarp ();
         if (lane == 0) {
-          up1 = r1v;
-          up2 = r0v;
-        } else if (lane == 1) {
-          up2 = r1v;
+          __threadfence_block ();
+          vstore (&sm.up_avail, m + 1);
         }
-#pragma unroll
-        for (int i = 0; i < St::NA1 - 1; i++)
-          A1[i] = A1[i + 1];
-        A1[St::NA1 - 1] = up1;
-        if (St::DEEP) {
-#pragma unroll
-          for (int i = 0; i < St::NA2 - 1; i++)
-            A2[i] = A2[i + 1];
-          A2[St::NA2 - 1] = up2;
-        }
-        p2 = p1;
-        p1 = e;
+        m++;
+        did = true;
       }
-      __syncwarp ();
-      if (lane == 0) {
+    }
+    if (n < down_total) {
+      int ok = 0;
+      if (lane == 0)
+        ok = vload (&sm.down_done) > n;
+      ok = __shfl_sync (kFull, ok, 0);
+      if (ok) {
+        __syncwarp ();
         __threadfence_block ();
-        prog[w] = ug + kGroup;
+        const int T = -kC + n * kC;
+        const short *slot = sm.down[n % kNR];
+        const int idx = T - kS * kRows + kHtPad + lane;
+        if (idx >= 0 && idx < pp.bw) {
+          __stcg (db + idx, slot[lane]);
+          __stcg (db + pp.bw + idx, slot[kC + lane]);
+        }
+        __syncwarp ();
+        if (lane == 0) {
+          const int cnt = max (0, min (T + kC - kS * (kRows - 1), W));
+          if (cnt > published) {
+            __threadfence ();
+            st_release_gpu (my_word, (uint32_t) cnt);
+            published = cnt;
+          }
+          vstore (&sm.down_sent, n + 1);
+        }
+        n++;
+        did = true;
       }
     }
-    if (w == 0 && more)
-      store_chunk (u0 / kTile + 1, g0, g1);
-#pragma unroll
-    for (int i = 0; i < kTile; i++)
-      cur[i] = nxt[i];
-  }
-}
-
-template <int KI, int WPB>
-__global__ void __launch_bounds__ (WPB * 32)
-ht_skss (const HtArgs a)
-{
-  __shared__ int32_t ring[WPB][2][kRing];
-  __shared__ volatile int prog[WPB];
-  __shared__ int s_ticket;
-  __shared__ uint32_t s_tag;
-  if (threadIdx.x == 0)
-    s_tag = *(volatile uint32_t *) (a.ctl + 2) + 1;
-  const int w = threadIdx.x >> 5;
-  const int total = a.cum[a.n_planes];
-  for (;;) {
-    if (threadIdx.x == 0)
-      s_ticket = (int) atomicAdd (a.ctl, 1u);
-    if (threadIdx.x < WPB)
-      prog[threadIdx.x] = 0;
-    __syncthreads ();
-    const int t = s_ticket;
-    if (t >= total)
-      break;
-    int pi = 0;
-    while (t >= a.cum[pi + 1])
-      pi++;
-    run_warp<KI, WPB> (a, a.plane[pi], t - a.cum[pi], w, s_tag, ring, prog);
-    __syncthreads ();
-  }
-  if (threadIdx.x == 0) {
-    __threadfence ();
-    if (atomicAdd (a.ctl + 1, 1u) == gridDim.x - 1) {
-      a.ctl[0] = 0;
-      a.ctl[1] = 0;
-      a.ctl[2] = s_tag;
-      __threadfence ();
+    if (!did) {
+      __nanosleep (32);
+      wd.poll ();
+    } else {
+      wd = Watchdog ();
     }
   }
 }
 
-__global__ void
-ht_ordered (const HtArgs a)
+template <HalftoneKernel KK, bool BIN, bool TEMP>
+__global__ void __launch_bounds__ (64)
+ht_skss (const Params p)
 {
-  const HtPlaneArgs &p = a.plane[blockIdx.z];
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= p.width || y >= p.height)
-    return;
-  const uint32_t in = __ldg (p.src + (size_t) y * p.src_pitch +
-      (size_t) x * p.src_step);
-  const uint8_t out = (uint8_t) ht_ordered (in, ht_bayer8 (x, y), a.q);
-  p.dst[(size_t) y * p.dst_pitch + (size_t) x * p.dst_step] = out;
-  if (p.hist)
-    p.hist[(size_t) y * p.hist_pitch + x] = out;
+  __shared__ Shared sm;
+  const int warp = threadIdx.x >> 5;
+  for (int i = threadIdx.x; i < 2 * kC; i += blockDim.x)
+    sm.zero[i] = 0;
+  for (;;) {
+    if (threadIdx.x == 0) {
+      sm.ticket = (int) atomicAdd (p.ctl, 1u);
+      sm.up_avail = sm.up_consumed = 0;
+      sm.down_done = sm.down_sent = 0;
+    }
+    __syncthreads ();
+    const int t = sm.ticket;
+    if (t >= p.sched.total)
+      break;
+    int plane, strip;
+    ht_ticket (p.sched, t, &plane, &strip);
+    const PlaneP pp = plane_of (p, plane);
+    if (warp == 0)
+      compute_strip<KK, BIN, TEMP> (p, pp, strip, sm);
+    else
+      mover_strip (p, pp, strip, sm);
+    __syncthreads ();
+  }
+  /* the last worker out leaves the control words at zero for the next call */
+  if (threadIdx.x == 0)
+    sm.last = atomicAdd (p.ctl + 1, 1u) == (uint32_t) (p.workers - 1);
+  __syncthreads ();
+  if (sm.last) {
+    for (int i = threadIdx.x; i < p.sched.total; i += blockDim.x)
+      p.progress[i] = 0;
+    if (threadIdx.x == 0) {
+      p.ctl[0] = 0;
+      p.ctl[1] = 0;
+    }
+  }
 }
 
-template <int WPB>
-Status
-launch_skss (HalftoneKernel k, const HtArgs &a, int grid, cudaStream_t stream)
+/* ---------------------------------------------------- wavefront (per launch) */
+
+/* One pixel per row on the anti-diagonal x + min_shift * y = tau; errors in
+ * kHtRing slots per row (slot x mod kHtRing), which hold every error a later
+ * pixel still gathers and are never the slot a same-tau pixel reads. */
+template <HalftoneKernel KK>
+__global__ void __launch_bounds__ (128)
+ht_wavefront (const Params p, int tau)
 {
-  switch (k) {
-#define CIP_HT_CASE(e, i)                                                 \
-    case HalftoneKernel::e:                                               \
-      ht_skss<i, WPB><<<grid, WPB * 32, 0, stream>>> (a);                 \
-      break;
-    CIP_HT_CASE (floyd_steinberg, 0)
-    CIP_HT_CASE (jarvis_judice_ninke, 1)
-    CIP_HT_CASE (stucki, 2)
-    CIP_HT_CASE (burkes, 3)
-    CIP_HT_CASE (sierra, 4)
-    CIP_HT_CASE (sierra_lite, 5)
-    CIP_HT_CASE (atkinson, 6)
-#undef CIP_HT_CASE
+  using Tr = Traits<KK>;
+  constexpr HtKernelDef d = Tr::d;
+  constexpr int S = Tr::f.min_shift;
+  static_assert (2 * S + Tr::f.lr2 < kHtRing && S + Tr::f.lr1 < kHtRing,
+      "error slots too few");
+  const PlaneP pp = plane_of (p, blockIdx.y);
+  const int y = blockIdx.x * blockDim.x + threadIdx.x;
+  if (y >= pp.height)
+    return;
+  const int x = tau - S * y;
+  if (x < 0 || x >= pp.width)
+    return;
+  int sum = 0;
+#pragma unroll
+  for (int t = 0; t < d.ntaps; t++) {
+    const int yy = y - d.taps[t].dy, xx = x - d.taps[t].dx;
+    if (yy >= 0 && xx >= 0 && xx < pp.width)
+      sum += d.taps[t].w * pp.ring[(size_t) yy * kHtRing + (xx & (kHtRing - 1))];
   }
+  const int in = pp.src[(size_t) y * pp.src_pitch + (size_t) x * pp.src_step];
+  const int v = ht_diffused (in, sum, Tr::D);
+  const int prev = p.band > 0 ? pp.hist[(size_t) y * pp.hist_pitch + x] : 0;
+  const int o = ht_quantize (v, p.levels, p.band, prev);
+  pp.ring[(size_t) y * kHtRing + (x & (kHtRing - 1))] = (short) (v - o * kHtOne);
+  pp.dst[(size_t) y * pp.dst_pitch + (size_t) x * pp.dst_step] = (uint8_t) o;
+  if (pp.hist)
+    pp.hist[(size_t) y * pp.hist_pitch + x] = (uint8_t) o;
+}
+
+/* ------------------------------------------------------ single block (mpv) */
+
+template <HalftoneKernel KK>
+constexpr int
+sb_ring ()
+{
+  constexpr HtFootprint f = ht_footprint (KK);
+  const int age = std::max (std::max (f.min_shift + f.lr1, f.r0),
+      f.rows == 2 ? 2 * f.min_shift + f.lr2 : 0);
+  int r = 1;
+  while (r <= age)
+    r *= 2;
+  return r;
+}
+
+/* One block per plane sweeps tau = x + min_shift * y with a barrier per step;
+ * thread k owns rows k, k + blockDim, ... (up to RPT); errors in shared memory,
+ * sb_ring slots per row; each step loads the next step's inputs. */
+template <HalftoneKernel KK, int RPT>
+__global__ void __launch_bounds__ (1024)
+ht_single_block (const Params p)
+{
+  using Tr = Traits<KK>;
+  constexpr HtKernelDef d = Tr::d;
+  constexpr int S = Tr::f.min_shift;
+  constexpr int R = sb_ring<KK> ();
+  extern __shared__ short ering[];
+  const PlaneP pp = plane_of (p, blockIdx.x);
+  const int W = pp.width, H = pp.height, nt = blockDim.x;
+  const int tau_end = W - 1 + S * (H - 1);
+  int inb[RPT], hib[RPT];
+#pragma unroll
+  for (int k = 0; k < RPT; k++) {
+    const int y = threadIdx.x + k * nt;
+    inb[k] = hib[k] = 0;
+    if (y < H && -S * y >= 0 && W > 0) {
+      inb[k] = pp.src[(size_t) y * pp.src_pitch];
+      if (p.band > 0)
+        hib[k] = pp.hist[(size_t) y * pp.hist_pitch];
+    }
+  }
+  for (int tau = 0; tau <= tau_end; tau++) {
+    int inn[RPT], hin[RPT];
+#pragma unroll
+    for (int k = 0; k < RPT; k++) {
+      const int y = threadIdx.x + k * nt, x = tau + 1 - S * y;
+      inn[k] = hin[k] = 0;
+      if (y < H && x >= 0 && x < W) {
+        inn[k] = pp.src[(size_t) y * pp.src_pitch + (size_t) x * pp.src_step];
+        if (p.band > 0)
+          hin[k] = pp.hist[(size_t) y * pp.hist_pitch + x];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < RPT; k++) {
+      const int y = threadIdx.x + k * nt, x = tau - S * y;
+      if (y < H && x >= 0 && x < W) {
+        int sum = 0;
+#pragma unroll
+        for (int t = 0; t < d.ntaps; t++) {
+          const int yy = y - d.taps[t].dy, xx = x - d.taps[t].dx;
+          if (yy >= 0 && xx >= 0 && xx < W)
+            sum += d.taps[t].w * ering[yy * R + (xx & (R - 1))];
+        }
+        const int v = ht_diffused (inb[k], sum, Tr::D);
+        const int o = ht_quantize (v, p.levels, p.band, hib[k]);
+        ering[y * R + (x & (R - 1))] = (short) (v - o * kHtOne);
+        pp.dst[(size_t) y * pp.dst_pitch + (size_t) x * pp.dst_step] = (uint8_t) o;
+        if (pp.hist)
+          pp.hist[(size_t) y * pp.hist_pitch + x] = (uint8_t) o;
+      }
+      inb[k] = inn[k];
+      hib[k] = hin[k];
+    }
+    __syncthreads ();
+  }
+}
+
+/* ------------------------------------------------------------------ ordered */
+
+__global__ void __launch_bounds__ (256)
+ht_ordered_kernel (const Params p)
+{
+  const PlaneP pp = plane_of (p, blockIdx.z);
+  const int y = blockIdx.y;
+  if (y >= pp.height)
+    return;
+  const uint8_t *in = pp.src + (size_t) y * pp.src_pitch;
+  uint8_t *out = pp.dst + (size_t) y * pp.dst_pitch;
+  uint8_t *hist = pp.hist ? pp.hist + (size_t) y * pp.hist_pitch : nullptr;
+  for (int x = blockIdx.x * blockDim.x + threadIdx.x; x < pp.width;
+      x += gridDim.x * blockDim.x) {
+    const int o = ht_ordered (__ldg (in + (size_t) x * pp.src_step), p.levels,
+        ht_bayer (x & 7, y & 7));
+    out[(size_t) x * pp.dst_step] = (uint8_t) o;
+    if (hist)
+      hist[x] = (uint8_t) o;
+  }
+}
+
+/* ---------------------------------------------------------------- host side */
+
+bool
+aligned4 (const void *ptr, size_t pitch, int height)
+{
+  return (uintptr_t) ptr % 4 == 0 && (height <= 1 || pitch % 4 == 0);
+}
+
+template <HalftoneKernel KK>
+Status
+run_skss (const Params &p, int grid, cudaStream_t stream, bool bin, bool temp)
+{
+  if (bin && temp)
+    ht_skss<KK, true, true><<<grid, 64, 0, stream>>> (p);
+  else if (bin)
+    ht_skss<KK, true, false><<<grid, 64, 0, stream>>> (p);
+  else if (temp)
+    ht_skss<KK, false, true><<<grid, 64, 0, stream>>> (p);
+  else
+    ht_skss<KK, false, false><<<grid, 64, 0, stream>>> (p);
   CIP_LAUNCH_CHECK (stream, "ht_skss");
   return Status::ok;
 }
 
-int
-sm_count ()
+template <HalftoneKernel KK>
+Status
+run_wavefront (const Params &p, cudaStream_t stream)
 {
-  int dev = 0, n = 0;
-  if (cudaGetDevice (&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute (&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
-    cudaGetLastError ();
-    return 16;
+  constexpr int S = Traits<KK>::f.min_shift;
+  int taus = 0, hmax = 0;
+  for (int i = 0; i < p.nplanes; i++) {
+    taus = std::max (taus, p.pl[i].width + S * (p.pl[i].height - 1));
+    hmax = std::max (hmax, p.pl[i].height);
   }
-  return n;
+  const dim3 grid ((unsigned) ((hmax + 127) / 128), (unsigned) p.nplanes);
+  for (int tau = 0; tau < taus; tau++) {
+    ht_wavefront<KK><<<grid, 128, 0, stream>>> (p, tau);
+    CIP_LAUNCH_CHECK (stream, "ht_wavefront");
+  }
+  return Status::ok;
+}
+
+template <HalftoneKernel KK, int RPT>
+Status
+launch_single_block (const Params &p, int threads, size_t smem,
+    cudaStream_t stream)
+{
+  if (smem > 48 * 1024)
+    CIP_CUDA_TRY (cudaFuncSetAttribute (ht_single_block<KK, RPT>,
+            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+  ht_single_block<KK, RPT><<<p.nplanes, threads, smem, stream>>> (p);
+  CIP_LAUNCH_CHECK (stream, "ht_single_block");
+  return Status::ok;
+}
+
+int
+max_optin_smem ()
+{
+  int dev = 0, v = 48 * 1024;
+  if (cudaGetDevice (&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute (&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)
+      != cudaSuccess) {
+    cudaGetLastError ();
+    return 48 * 1024;
+  }
+  return v;
+}
+
+template <HalftoneKernel KK>
+Status
+run_single_block (const Params &p, cudaStream_t stream)
+{
+  int hmax = 0;
+  for (int i = 0; i < p.nplanes; i++)
+    hmax = std::max (hmax, p.pl[i].height);
+  if (hmax > halftone_single_block_max_rows)
+    return Status::unsupported;
+  const size_t smem = (size_t) hmax * sb_ring<KK> () * sizeof (short);
+  if (smem > (size_t) max_optin_smem ())
+    return Status::unsupported;
+  const int rpt = hmax <= 1024 ? 1 : hmax <= 2048 ? 2 : hmax <= 4096 ? 4 : 8;
+  const int threads = std::min (1024, ((hmax + rpt - 1) / rpt + 31) / 32 * 32);
+  switch (rpt) {
+    case 1: return launch_single_block<KK, 1> (p, threads, smem, stream);
+    case 2: return launch_single_block<KK, 2> (p, threads, smem, stream);
+    case 4: return launch_single_block<KK, 4> (p, threads, smem, stream);
+    default: return launch_single_block<KK, 8> (p, threads, smem, stream);
+  }
+}
+
+template <HalftoneKernel KK>
+Status
+run_diffusion (const Params &p, HalftoneAlgorithm algo, int grid,
+    cudaStream_t stream)
+{
+  switch (algo) {
+    case HalftoneAlgorithm::wavefront:
+      return run_wavefront<KK> (p, stream);
+    case HalftoneAlgorithm::single_block:
+      return run_single_block<KK> (p, stream);
+    default:
+      return run_skss<KK> (p, grid, stream, p.levels == 2, p.band > 0);
+  }
 }
 
 }  // namespace
@@ -377,81 +883,104 @@ halftone_workspace_init (void *d_ws, size_t ws_bytes, Stream stream)
     return Status::ok;
   if (!d_ws)
     return Status::invalid_argument;
-  /* control words and every tag: a zero tag is never valid */
   CIP_CUDA_TRY (cudaMemsetAsync (d_ws, 0, ws_bytes, (cudaStream_t) stream));
   return Status::ok;
 }
 
 Status
-halftone (const HalftonePlane *planes, int n_planes,
-    const HalftoneParams &params, void *d_ws, size_t ws_bytes, Stream stream,
-    HalftoneAlgorithm algo)
+halftone (const HalftonePlane *planes, int n_planes, const HalftoneOptions &opt,
+    void *d_ws, size_t ws_bytes, Stream stream, HalftoneAlgorithm algo)
 {
-  if ((int) algo < 0 || (int) algo > (int) HalftoneAlgorithm::single_block)
+  if (algo != HalftoneAlgorithm::automatic && algo != HalftoneAlgorithm::skss &&
+      algo != HalftoneAlgorithm::wavefront &&
+      algo != HalftoneAlgorithm::single_block)
     return Status::invalid_argument;
-  Status st = halftone_validate (planes, n_planes, params, d_ws, ws_bytes);
+  Status st = halftone_validate (planes, n_planes, opt, d_ws, ws_bytes);
   if (st != Status::ok)
     return st;
-  const cudaStream_t cs = (cudaStream_t) stream;
-  HtArgs a = { };
-  a.q = ht_quant (params.levels);
-  a.band = params.history_valid ?
-      halftone_band (params.levels, params.temporal_stability) : 0;
-  const bool ordered = params.method == HalftoneMethod::ordered;
-  if (algo == HalftoneAlgorithm::automatic)
-    algo = HalftoneAlgorithm::skss;
-  if (!ordered && algo == HalftoneAlgorithm::wavefront)
-    return Status::unsupported;     /* not written yet */
-  const int wpb = algo == HalftoneAlgorithm::single_block ? kSingleWarps :
-      kSkssWarps;
-  const HtLayout lay = halftone_layout (planes, n_planes);
-  int max_w = 0, max_h = 0;
+  const HtLayout lay = ht_layout (planes, n_planes);
+  Params p = { };
+  int strips[halftone_max_planes] = { };
+  int hmax = 0, wmax = 0;
+  uint8_t *ws = static_cast<uint8_t *> (d_ws);
   for (int i = 0; i < n_planes; i++) {
-    const HalftonePlane &p = planes[i];
-    if (halftone_plane_empty (p))
+    const HalftonePlane &hp = planes[i];
+    if (ht_plane_empty (hp))
       continue;
-    HtPlaneArgs &d = a.plane[a.n_planes];
-    d.src = p.src.data;
-    d.src_pitch = p.src.pitch;
-    d.src_step = p.src.step;
-    d.dst = p.dst;
-    d.dst_pitch = p.dst_pitch;
-    d.dst_step = p.dst_step;
-    d.hist = p.history;
-    d.hist_pitch = p.history_pitch;
-    d.width = p.src.width;
-    d.height = p.src.height;
-    d.wp = ((size_t) p.src.width + 31) / 32 * 32;
-    d.edge_stride = lay.edge_stride[i] / sizeof (unsigned long long);
-    d.edge = reinterpret_cast<unsigned long long *> (
-        static_cast<uint8_t *> (d_ws) + lay.edge_offset[i]);
-    const int rows = 32 * wpb;
-    a.cum[a.n_planes + 1] = a.cum[a.n_planes] + (d.height + rows - 1) / rows;
-    max_w = max_w > d.width ? max_w : d.width;
-    max_h = max_h > d.height ? max_h : d.height;
-    a.n_planes++;
+    if (hp.src.width > kHtMaxSide || hp.src.height > kHtMaxSide)
+      return Status::unsupported;
+    PlaneP &q = p.pl[p.nplanes];
+    q.src = hp.src.data;
+    q.src_pitch = hp.src.pitch;
+    q.src_step = hp.src.step;
+    q.dst = hp.dst;
+    q.dst_pitch = hp.dst_pitch;
+    q.dst_step = hp.dst_step;
+    q.hist = hp.history;
+    q.hist_pitch = hp.history_pitch;
+    q.width = hp.src.width;
+    q.height = hp.src.height;
+    q.strips = ht_strips (q.height);
+    q.first_strip = lay.first_strip[i];
+    q.bw = (int) ht_boundary_width (q.width);
+    q.src_vec = q.src_step == 1 && aligned4 (q.src, q.src_pitch, q.height);
+    q.dst_vec = q.dst_step == 1 && aligned4 (q.dst, q.dst_pitch, q.height);
+    q.hist_vec = q.hist && aligned4 (q.hist, q.hist_pitch, q.height);
+    if (ws) {
+      q.bnd = reinterpret_cast<short *> (ws + lay.bnd[i]);
+      q.ring = reinterpret_cast<short *> (ws + lay.ring[i]);
+    }
+    strips[p.nplanes] = q.strips;
+    hmax = std::max (hmax, q.height);
+    wmax = std::max (wmax, q.width);
+    p.nplanes++;
   }
-  if (a.n_planes == 0)
+  if (p.nplanes == 0)
     return Status::ok;
-  if (ordered) {
-    const dim3 block (32, 8);
-    const dim3 grid ((max_w + 31) / 32, (max_h + 7) / 8, a.n_planes);
-    ht_ordered<<<grid, block, 0, cs>>> (a);
+  p.levels = opt.levels;
+  p.lmagic = ht_level_magic (opt.levels);
+  p.band = ht_reads_history (opt) ?
+      halftone_hysteresis (opt.levels, opt.temporal_stability) : 0;
+  const cudaStream_t cs = (cudaStream_t) stream;
+
+  if (opt.method == HalftoneMethod::ordered) {
+    const dim3 grid ((unsigned) std::min ((wmax + 255) / 256, 64), (unsigned) hmax,
+        (unsigned) p.nplanes);
+    ht_ordered_kernel<<<grid, 256, 0, cs>>> (p);
     CIP_LAUNCH_CHECK (cs, "ht_ordered");
     return Status::ok;
   }
+
   if (!d_ws || ws_bytes < lay.total || (uintptr_t) d_ws % 256 != 0)
     return Status::invalid_argument;
-  a.ctl = static_cast<uint32_t *> (d_ws);
-  if (algo == HalftoneAlgorithm::single_block)
-    return launch_skss<kSingleWarps> (params.kernel, a, 1, cs);
-  /* every strip can run at once; more blocks would only take empty tickets */
-  int grid = a.cum[a.n_planes];
-  const int cap = halftone_debug_cap ();
-  if (cap > 0 && grid > cap)
+  p.ctl = reinterpret_cast<uint32_t *> (ws);
+  p.progress = reinterpret_cast<uint32_t *> (ws + lay.progress);
+  p.sched = ht_schedule (strips, p.nplanes);
+  int grid = p.sched.total;
+  const int cap = ht_debug_max_workers ();
+  if (cap > 0 && cap < grid)
     grid = cap;
-  (void) sm_count;
-  return launch_skss<kSkssWarps> (params.kernel, a, grid, cs);
+  p.workers = grid;
+  if (algo == HalftoneAlgorithm::automatic)
+    algo = halftone_pick (planes, n_planes, opt);
+
+  switch (opt.kernel) {
+    case HalftoneKernel::floyd_steinberg:
+      return run_diffusion<HalftoneKernel::floyd_steinberg> (p, algo, grid, cs);
+    case HalftoneKernel::jarvis_judice_ninke:
+      return run_diffusion<HalftoneKernel::jarvis_judice_ninke> (p, algo, grid, cs);
+    case HalftoneKernel::stucki:
+      return run_diffusion<HalftoneKernel::stucki> (p, algo, grid, cs);
+    case HalftoneKernel::burkes:
+      return run_diffusion<HalftoneKernel::burkes> (p, algo, grid, cs);
+    case HalftoneKernel::sierra:
+      return run_diffusion<HalftoneKernel::sierra> (p, algo, grid, cs);
+    case HalftoneKernel::sierra_lite:
+      return run_diffusion<HalftoneKernel::sierra_lite> (p, algo, grid, cs);
+    case HalftoneKernel::atkinson:
+      return run_diffusion<HalftoneKernel::atkinson> (p, algo, grid, cs);
+  }
+  return Status::invalid_argument;
 }
 
 }  // namespace cip

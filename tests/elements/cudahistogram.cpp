@@ -905,6 +905,11 @@ GST_START_TEST (test_compute_auto)
 }
 GST_END_TEST;
 
+/* odd_i420_note: GStreamer 1.22's GstCudaMemory moves odd-height I420 chroma wrongly
+ * between its CPU staging copy and the device (frames written through a CPU
+ * map, as FrameSource does); cudaupload/cudadownload round trips are right
+ * and so are the elements on them (checked on the GPU machine), so CUDA
+ * memory cases here use even heights. */
 /* Renegotiation: each caps' frames are counted with their own layout, on
  * every path (GPU: scratch frames and count buffers rebuilt), two frames per
  * caps. */
@@ -914,6 +919,7 @@ GST_START_TEST (test_renegotiation)
   GstVideoInfo b = video_info (GST_VIDEO_FORMAT_RGBA, 33, 21);
   GstVideoInfo c = video_info (GST_VIDEO_FORMAT_GRAY8, 5, 3);
   GstVideoInfo d = video_info (GST_VIDEO_FORMAT_I420, 1283, 723);
+  GstVideoInfo d_even = video_info (GST_VIDEO_FORMAT_I420, 1283, 724);
   for_each_path ([&] (const Path & p) {
     compute_mode = p.compute;
     Run run ("mode=planes bins=32", nullptr);
@@ -922,6 +928,8 @@ GST_START_TEST (test_renegotiation)
     for (GstVideoInfo * info : { &a, &b, &c, &a, &d, &b }) {
       if (p.cuda () && info == &c)
         continue;               /* GRAY8 is system memory only */
+      if (p.cuda () && info == &d)
+        info = &d_even;         /* see odd_i420_note */
       FrameSource src (info, p.memory);
       run.caps (info, p.cuda ());
       for (int i = 0; i < 2; i++) {

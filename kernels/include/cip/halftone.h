@@ -1,60 +1,95 @@
 /* cip halftone: error diffusion and ordered dithering of 8-bit planes to
- * 2..256 output levels, up to four planes or channels per call.
+ * `levels` output levels, up to four planes or channels in one launch.
  *
- * Output levels: level k of L is round (k * 255 / (L - 1)) (halves up), so two
- * levels give 0 and 255 and 256 levels are the identity.
+ * Levels: `levels` = L in 2..256 output values per plane, spread evenly over
+ *   0..255: level k is round(k * 255 / (L - 1)) (halves up), see
+ *   halftone_level(); 2 levels give 0 and 255, 256 levels every value.
  *
- * Error diffusion (HalftoneMethod::error_diffusion). Raster order (left to
- * right on every row, no serpentine); the classic kernels of
- * HalftoneKernel, Atkinson diffusing 6/8 of the error (its definition).
- * Errors are fixed-point integers (1/256 of a level) and each neighbour's
- * share is rounded on its own (detail/halftone_math.h), so the GPU output is
- * bit-identical to cip::ref::halftone and the same from run to run. Neighbours
- * outside the plane get nothing.
+ * Error diffusion (HalftoneMethod::error_diffusion) in raster order (left to
+ * right on every row, no serpentine), defined in fixed point so that the GPU
+ * and the CPU reference agree bit for bit. Errors are integers in 1/128 of a
+ * grey level (kHalftoneErrorOne). For pixel (x, y) with input value `in`:
+ *   sum = sum of w * e(x - dx, y - dy) over the kernel's taps (dx, dy, w):
+ *         the pixels already processed that diffuse into (x, y); pixels
+ *         outside the plane count as 0 ("error collection": each pixel
+ *         gathers, so each error is written once)
+ *   v   = 128 * in + floor((sum + div / 2) / div)      (the diffused value)
+ *   k   = the level whose ideal position k * 255 / (L - 1) is nearest to
+ *         v / 128 (clamped to 0..255; a tie goes to the lower level)
+ *   out = level k;  e(x, y) = v - 128 * out
+ * Kernels (weights / div; X is the pixel, errors go right and down):
+ *   floyd_steinberg      X 7 / 3 5 1                                 (/16)
+ *   jarvis_judice_ninke  X 7 5 / 3 5 7 5 3 / 1 3 5 3 1               (/48)
+ *   stucki               X 8 4 / 2 4 8 4 2 / 1 2 4 2 1               (/42)
+ *   burkes               X 8 4 / 2 4 8 4 2                           (/32)
+ *   sierra               X 5 3 / 2 4 5 4 2 / . 2 3 2 .               (/32)
+ *   sierra_lite          X 2 / 1 1 .                                 (/4)
+ *   atkinson             X 1 1 / 1 1 1 / . 1 .   (/8: only 6/8 of the error
+ *                        is diffused, as Atkinson defined it)
+ * Errors stay within +-255 grey levels, so the output's mean follows the
+ * input's (up to what leaves the plane at its edges, and Atkinson's 2/8).
+ * With 256 levels (and no temporal stability) the output is the input.
  *
- * Ordered dithering (HalftoneMethod::ordered): Bayer 8x8 thresholds at the
- * plane's own coordinates, levels-aware:
- *   k = min (L - 1, floor (in * (L - 1) / 255 + (bayer (x, y) + 0.5) / 64)).
+ * Temporal stability (error diffusion only): plain error diffusion flickers
+ * on video, as tiny input changes reshuffle the dot pattern. With
+ * temporal_stability s in (0, 1] and a valid history, a pixel keeps its
+ * previous output p while its diffused value stays within a hysteresis band
+ * around it:
+ *   if |v - 128 * p| <= halftone_hysteresis(L, s): out = p
+ *   halftone_hysteresis(L, s) = floor((1 + s) * 255 * 128 / (2 * (L - 1)))
+ * i.e. half a level step widened by s half steps. The error diffused is still
+ * v - 128 * out, so the mean is preserved; a large change (a scene cut) moves
+ * v out of the band at once. The previous outputs are per-plane state the
+ * caller keeps across frames: HalftonePlane::history (device memory for the
+ * GPU), width x height bytes. Every call that is given a history writes the
+ * plane's output into it; it reads it only when history_valid is set and
+ * s > 0. Pass history_valid = false on the first frame and after a reset
+ * (new caps, a seek, changed levels/kernel/method): plain diffusion runs and
+ * fills the history. halftone_recommended_stability is the setting the tests
+ * measure (see tests/kernels/test_halftone.cpp: at 0.5, on a static scene
+ * with sensor noise, far fewer pixels change from frame to frame while the
+ * low-pass error stays within 1 dB of plain diffusion).
  *
- * Temporal stability (error diffusion only). Plain error diffusion flickers on
- * video: noise reshuffles the dot pattern every frame. With a per-plane history
- * (the previous frame's output, kept by the caller) and
- * temporal_stability = s in (0, 1], a pixel keeps its previous output while
- * its diffused value (input + collected error) stays within a band of
- * (1 + s) / 2 output steps of it, and is quantized as usual once it moves
- * further (so a scene cut updates at once). The error diffused is always
- * (diffused value - chosen output), so the mean is preserved. The history is
- * read (when history_valid and s > 0) and then overwritten with the new output
- * on every call that gives one, whatever s; history_valid = false (first frame,
- * after a reset) runs plain diffusion and fills it. Recommended: s = 0.5
- * (tests/kernels/test_halftone.cpp measures it: on a noisy static scene the
- * share of pixels changing between frames falls more than 5x, the low-pass
- * error against the input worsens by less than 1 dB).
+ * Ordered dithering (HalftoneMethod::ordered): the 8x8 Bayer matrix M (values
+ * 0..63, origin at the plane's top-left sample) as thresholds between levels:
+ *   k = floor((in * (L - 1) * 128 + (2 * M[y % 8][x % 8] + 1) * 255) / (128 * 255))
+ *   out = level k
+ * Every pixel is independent: fast and free of flicker, but patterned. The
+ * kernel, temporal_stability and history_valid are ignored; a given history
+ * is written like in error diffusion.
  *
- * Planes: each plane or channel of a frame is halftoned independently, all of
- * them in one launch (Y, U, V of I420; the two channels of NV12's UV plane as
- * step-2 views; R, G, B(, A) of RGBA as step-4 views). A destination may be a
- * channel of a packed plane (own pitch and step); it has the source's size.
- * Destinations must not overlap any source, any history or the workspace, nor
- * share samples with each other; a history is width x height bytes (step 1)
- * and must not overlap any source, destination, other history or the
- * workspace (invalid_argument).
+ * Planes: up to halftone_max_planes per call, halftoned independently, so one
+ * call covers a frame (Y, U, V of I420; Y and the two channels of NV12's UV
+ * plane as step-2 views; R, G, B (and A) of RGBA as step-4 views). Each plane
+ * has its source view, a destination of the source's size (pointer, pitch,
+ * step: a destination may be a channel of a packed plane) and an optional
+ * history (planar, step 1). No in-place halftoning: a destination must not
+ * overlap any source, and a history nothing else of the call (checked on the
+ * address ranges: invalid_argument). Destinations of different planes may
+ * interleave but must not share samples.
  *
- * GPU algorithms (bit-identical):
- * - skss: one kernel, single-kernel soft synchronization (Funasaka, Nakano,
- *   Ito). Error collection (a pixel gathers the shares of its finished
- *   neighbours), one warp per 32 rows with rows sheared by the kernel's reach
- *   (a parallelogram schedule: rows advance in lockstep, errors handed down
- *   through warp shuffles), a few warps per block stacked vertically (errors
- *   handed down through shared memory), strips of blocks claimed through a
- *   global ticket and the strip boundary handed through global memory as
- *   epoch-tagged words. Terminates whatever the grid size and residency.
- * - wavefront: one launch per wavefront of 32x32 parallelogram tiles (the
- *   classic schedule). NOT WRITTEN YET: error diffusion returns
- *   Status::unsupported (ordered dithering ignores the algorithm).
- * - single_block: the skss kernel with one block of 32 warps (1024 rows at a
- *   time, all row hand-offs in shared memory), the way mpv's renderer does it.
+ * GPU algorithms (all bit-identical to the reference):
+ * - skss: single-kernel soft synchronization (Funasaka, Nakano, Ito). Strips of
+ *   64 rows, one worker (a 64-thread block) per strip at a time, claimed
+ *   through a global ticket so that any grid size and residency terminates.
+ *   In a strip, lane k of the compute warp owns rows 2k and 2k+1, each row
+ *   sheared 4 columns left of the one above (parallelogram tiles), so all 64
+ *   rows step through their columns in lockstep; errors move down a row
+ *   through registers and warp shuffles. The strip's last two rows go to the
+ *   next strip through global memory, published chunk by chunk behind a
+ *   per-strip progress word (release/acquire) by the block's second warp,
+ *   which also fetches the strip above's rows: the compute warp never waits
+ *   on global memory. One launch for all planes.
+ * - wavefront: one launch per anti-diagonal wavefront of pixels (the
+ *   conventional schedule; thousands of launches per frame). For comparison.
+ * - single_block: one thread block per plane sweeps the sheared plane column
+ *   by column with a barrier per column and errors in shared memory (the way
+ *   mpv's GPU renderer does it). For comparison; planes of up to 8192 rows.
  * - automatic: skss.
+ *
+ * Example (a 3x1 plane {64, 64, 64}, Floyd-Steinberg, 2 levels):
+ *   v = 8192 -> 0, e = 8192; v = 8192 + floor((7 * 8192 + 8) / 16) = 11776
+ *   -> 0, e = 11776; v = 8192 + 5152 = 13344 -> 0   => { 0, 0, 0 }
  */
 #pragma once
 
@@ -62,78 +97,101 @@
 
 namespace cip {
 
-enum class HalftoneKernel {
-  floyd_steinberg, jarvis_judice_ninke, stucki, burkes, sierra, sierra_lite,
-  atkinson
-};
 enum class HalftoneMethod { error_diffusion, ordered };
+
+enum class HalftoneKernel {
+  floyd_steinberg,
+  jarvis_judice_ninke,
+  stucki,
+  burkes,
+  sierra,
+  sierra_lite,
+  atkinson,
+};
+
 enum class HalftoneAlgorithm { automatic, skss, wavefront, single_block };
+
+const char *halftone_method_name (HalftoneMethod m);
+const char *halftone_kernel_name (HalftoneKernel k);
+const char *halftone_algorithm_name (HalftoneAlgorithm a);
 
 constexpr int halftone_max_planes = 4;
 constexpr int halftone_min_levels = 2;
 constexpr int halftone_max_levels = 256;
-/* Largest width or height served (invalid_argument above). */
-constexpr int halftone_max_side = 65535;
+/* Errors are integers in units of 1/kHalftoneErrorOne grey level. */
+constexpr int kHalftoneErrorOne = 128;
+/* temporal_stability the tests measure and recommend (see above). */
+constexpr double halftone_recommended_stability = 0.5;
+/* single_block serves planes of up to this many rows. */
+constexpr int halftone_single_block_max_rows = 8192;
 
-/* The element's property nicks: "floyd-steinberg", "jarvis-judice-ninke",
- * "stucki", "burkes", "sierra", "sierra-lite", "atkinson"; "error-diffusion",
- * "ordered"; "automatic", "skss", "wavefront", "single-block". */
-const char *halftone_kernel_name (HalftoneKernel k);
-const char *halftone_method_name (HalftoneMethod m);
-const char *halftone_algorithm_name (HalftoneAlgorithm a);
+/* Output value of level k (0 .. levels - 1): round(k * 255 / (levels - 1)). */
+constexpr uint8_t
+halftone_level (int levels, int k)
+{
+  return (uint8_t) ((510 * k + levels - 1) / (2 * (levels - 1)));
+}
 
-/* One plane (or channel) of a halftone call. */
+/* The hysteresis band (in 1/kHalftoneErrorOne grey levels) for `levels` and
+ * temporal stability s; 0 when s <= 0 (temporal stability off). */
+int halftone_hysteresis (int levels, double s);
+
+struct HalftoneOptions {
+  HalftoneMethod method = HalftoneMethod::error_diffusion;
+  HalftoneKernel kernel = HalftoneKernel::floyd_steinberg;
+  int levels = 2;                   /* halftone_min_levels .. halftone_max_levels */
+  double temporal_stability = 0.0;  /* 0 .. 1; 0 = plain error diffusion */
+  bool history_valid = false;       /* the histories hold the previous outputs */
+};
+
+/* One plane of a halftone call. */
 struct HalftonePlane {
   ImageView src;                 /* 8-bit source (device memory for the GPU) */
   uint8_t *dst = nullptr;        /* first output sample; src.width x src.height */
   size_t dst_pitch = 0;          /* bytes between output rows */
   int dst_step = 1;              /* bytes between output samples in a row */
-  /* Optional temporal state: width x height bytes, step 1, kept by the caller
-   * across frames (in/out). nullptr: no temporal stability for this plane. */
+  /* Optional per-plane state for temporal stability: src.width x
+   * src.height bytes, step 1, kept by the caller from call to call. */
   uint8_t *history = nullptr;
   size_t history_pitch = 0;
 };
 
-struct HalftoneParams {
-  HalftoneMethod method = HalftoneMethod::error_diffusion;
-  HalftoneKernel kernel = HalftoneKernel::floyd_steinberg;
-  int levels = 2;                    /* 2 .. 256 per channel */
-  float temporal_stability = 0.f;    /* 0 .. 1, 0 = plain diffusion */
-  bool history_valid = false;        /* the planes' histories hold the last output */
-};
-
-/* Value of output level k (0 <= k < levels): round (k * 255 / (levels - 1)). */
-int halftone_level (int k, int levels);
-
-/* Bytes of device scratch halftone() needs for these planes (any algorithm,
- * method or kernel). */
+/* Bytes of device scratch halftone() needs for these planes (depends only on
+ * their sizes; enough for every method and algorithm). */
 size_t halftone_workspace_bytes (const HalftonePlane *planes, int n_planes);
 
-/* Zeroes a freshly allocated workspace (once; asynchronous). halftone()
- * leaves it ready for the next call; after a failed call, or one whose kernel
- * faulted, initialize it again. A workspace serves one call at a time (calls
- * sharing one must be ordered, e.g. on one stream). 256-byte aligned. */
+/* Zeroes a freshly allocated workspace (once; asynchronous on stream).
+ * halftone() leaves it ready for the next call; after a failed call, or a
+ * call whose kernel faulted, initialize it again. One workspace serves one
+ * call at a time (calls sharing one must be ordered, e.g. on one stream). */
 Status halftone_workspace_init (void *d_ws, size_t ws_bytes, Stream stream);
+
+/* The algorithm HalftoneAlgorithm::automatic runs (error diffusion). */
+HalftoneAlgorithm halftone_pick (const HalftonePlane *planes, int n_planes,
+    const HalftoneOptions &opt);
 
 /* Halftones n_planes (0 .. halftone_max_planes) planes on the GPU,
  * asynchronous on stream. Device pointers; d_ws / ws_bytes >=
- * halftone_workspace_bytes() of the same planes. Empty planes are skipped.
- * skss and single_block: one launch for all planes; ordered: one launch;
- * wavefront: one launch per wavefront. */
+ * halftone_workspace_bytes() of the same planes (ordered dithering needs
+ * none), prepared by halftone_workspace_init(), 256-byte aligned. Empty
+ * planes are skipped. Launches: one (skss, ordered), one per wavefront
+ * (wavefront), one (single_block; unsupported above
+ * halftone_single_block_max_rows rows or when the plane's error rows do not
+ * fit in shared memory). */
 Status halftone (const HalftonePlane *planes, int n_planes,
-    const HalftoneParams &params, void *d_ws, size_t ws_bytes, Stream stream,
+    const HalftoneOptions &opt, void *d_ws, size_t ws_bytes, Stream stream,
     HalftoneAlgorithm algo = HalftoneAlgorithm::automatic);
 
-/* Testing and tuning only: caps the grid of every later skss launch in this
- * process at n blocks; 0, the default, removes the cap. */
-void halftone_debug_max_blocks (int n);
+/* Testing only: caps the grid of later skss launches in this process at n
+ * workers (thread blocks), fewer than the strips they must process; 0, the
+ * default, removes the cap. */
+void halftone_debug_max_workers (int n);
 
 namespace ref {
-/* CPU reference: same arguments and results, host pointers. Error diffusion
- * is plain sequential raster-order diffusion (each pixel pushes its error's
- * shares to its neighbours) with the GPU's arithmetic. */
+/* CPU reference: same semantics, host pointers, bit-identical output (and
+ * history). */
 Status halftone (const HalftonePlane *planes, int n_planes,
-    const HalftoneParams &params);
+    const HalftoneOptions &opt);
 }  // namespace ref
 
 }  // namespace cip
