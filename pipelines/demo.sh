@@ -48,3 +48,8 @@ echo "== cudahistequalize: histogram equalization of a dark scene (a camera when
 echo "   /dev/video0 exists, else a darkened test source), global and CLAHE;"
 echo "   before/after pictures:"
 bash "$top/pipelines/equalize.sh" "$build/pictures"
+
+echo
+echo "== cudahalftone: error diffusion (Floyd-Steinberg, Atkinson), ordered"
+echo "   dithering and colour halftoning; before/after pictures:"
+bash "$top/pipelines/halftone.sh" "$build/pictures"
