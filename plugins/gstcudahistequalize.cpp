@@ -66,7 +66,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_hist_equalize_debug);
 #define DEFAULT_CLIP_LIMIT 40.0
 #define DEFAULT_SMOOTHING 0.0
 #define DEFAULT_STRENGTH 1.0
-#define DEFAULT_ROI 0
 #define DEFAULT_LUT_META TRUE
 
 enum
@@ -98,7 +97,7 @@ struct _GstCudaHistEqualize
   cip::EqRgbMode rgb_mode;
   guint tiles_x, tiles_y;
   gdouble clip_limit, smoothing, strength;
-  guint roi_x, roi_y, roi_width, roi_height;
+  GstCudaImgprocRoi roi;
   gboolean lut_meta;
 
   /* streaming thread: what the running average was built for; a frame of
@@ -236,43 +235,8 @@ gst_cuda_hist_equalize_class_init (GstCudaHistEqualizeClass * klass)
       g_param_spec_double ("strength", "Strength",
           "Blend between input (0) and equalized output (1)", 0.0, 1.0,
           DEFAULT_STRENGTH, flags));
-  /**
-   * GstCudaHistEqualize:roi-x:
-   *
-   * Global mode: left edge of the region whose histogram drives the table,
-   * in luma pixels.
-   */
-  g_object_class_install_property (gobject_class, PROP_ROI_X,
-      g_param_spec_uint ("roi-x", "ROI X",
-          "Global mode: left edge of the histogram region in luma pixels",
-          0, G_MAXINT, DEFAULT_ROI, flags));
-  /**
-   * GstCudaHistEqualize:roi-y:
-   *
-   * Global mode: top edge of the histogram region in luma pixels.
-   */
-  g_object_class_install_property (gobject_class, PROP_ROI_Y,
-      g_param_spec_uint ("roi-y", "ROI Y",
-          "Global mode: top edge of the histogram region in luma pixels",
-          0, G_MAXINT, DEFAULT_ROI, flags));
-  /**
-   * GstCudaHistEqualize:roi-width:
-   *
-   * Global mode: width of the histogram region; 0 = to the right edge.
-   */
-  g_object_class_install_property (gobject_class, PROP_ROI_WIDTH,
-      g_param_spec_uint ("roi-width", "ROI width",
-          "Global mode: width of the histogram region (0 = to the right "
-          "edge)", 0, G_MAXINT, DEFAULT_ROI, flags));
-  /**
-   * GstCudaHistEqualize:roi-height:
-   *
-   * Global mode: height of the histogram region; 0 = to the bottom edge.
-   */
-  g_object_class_install_property (gobject_class, PROP_ROI_HEIGHT,
-      g_param_spec_uint ("roi-height", "ROI height",
-          "Global mode: height of the histogram region (0 = to the bottom "
-          "edge)", 0, G_MAXINT, DEFAULT_ROI, flags));
+  gst_cuda_imgproc_roi_install (gobject_class, PROP_ROI_X,
+      "global mode: the region whose histogram drives the table");
   /**
    * GstCudaHistEqualize:lut-meta:
    *
@@ -309,7 +273,6 @@ gst_cuda_hist_equalize_init (GstCudaHistEqualize * self)
   self->clip_limit = DEFAULT_CLIP_LIMIT;
   self->smoothing = DEFAULT_SMOOTHING;
   self->strength = DEFAULT_STRENGTH;
-  self->roi_x = self->roi_y = self->roi_width = self->roi_height = DEFAULT_ROI;
   self->lut_meta = DEFAULT_LUT_META;
   self->state_mode = -1;
 }
@@ -343,23 +306,12 @@ gst_cuda_hist_equalize_set_property (GObject * object, guint prop_id,
     case PROP_STRENGTH:
       self->strength = g_value_get_double (value);
       break;
-    case PROP_ROI_X:
-      self->roi_x = g_value_get_uint (value);
-      break;
-    case PROP_ROI_Y:
-      self->roi_y = g_value_get_uint (value);
-      break;
-    case PROP_ROI_WIDTH:
-      self->roi_width = g_value_get_uint (value);
-      break;
-    case PROP_ROI_HEIGHT:
-      self->roi_height = g_value_get_uint (value);
-      break;
     case PROP_LUT_META:
       self->lut_meta = g_value_get_boolean (value);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_cuda_imgproc_roi_set (&self->roi, prop_id - PROP_ROI_X, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -394,23 +346,12 @@ gst_cuda_hist_equalize_get_property (GObject * object, guint prop_id,
     case PROP_STRENGTH:
       g_value_set_double (value, self->strength);
       break;
-    case PROP_ROI_X:
-      g_value_set_uint (value, self->roi_x);
-      break;
-    case PROP_ROI_Y:
-      g_value_set_uint (value, self->roi_y);
-      break;
-    case PROP_ROI_WIDTH:
-      g_value_set_uint (value, self->roi_width);
-      break;
-    case PROP_ROI_HEIGHT:
-      g_value_set_uint (value, self->roi_height);
-      break;
     case PROP_LUT_META:
       g_value_set_boolean (value, self->lut_meta);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_cuda_imgproc_roi_get (&self->roi, prop_id - PROP_ROI_X, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -482,10 +423,10 @@ gst_cuda_hist_equalize_process (GstCudaImgprocFilter * filter,
   cfg.clip_limit = self->clip_limit;
   cfg.smoothing = self->smoothing;
   cfg.strength = self->strength;
-  roi[0] = self->roi_x;
-  roi[1] = self->roi_y;
-  roi[2] = self->roi_width;
-  roi[3] = self->roi_height;
+  roi[0] = self->roi.x;
+  roi[1] = self->roi.y;
+  roi[2] = self->roi.width;
+  roi[3] = self->roi.height;
   lut_meta = self->lut_meta;
   GST_OBJECT_UNLOCK (self);
 

@@ -98,7 +98,6 @@ typedef enum {
 
 #define DEFAULT_BINS 256
 #define DEFAULT_MODE GST_CUDA_HISTOGRAM_MODE_LUMA
-#define DEFAULT_ROI 0
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_INTERVAL 0
 
@@ -147,7 +146,7 @@ struct _GstCudaHistogram
   /* properties, object lock */
   guint bins;
   GstCudaHistogramMode mode;
-  guint roi_x, roi_y, roi_width, roi_height;
+  GstCudaImgprocRoi roi;
   gboolean post_messages;
   guint64 interval;
 
@@ -251,53 +250,8 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass * klass)
       g_param_spec_enum ("mode", "Mode",
           "Which histograms are computed (rgb: RGB formats only)",
           GST_TYPE_CUDA_HISTOGRAM_MODE, DEFAULT_MODE, flags));
-  /**
-   * GstCudaHistogram:roi-x:
-   *
-   * Left edge of the region of interest in luma pixels.
-   *
-   * Since: 0.1
-   */
-  g_object_class_install_property (gobject_class, PROP_ROI_X,
-      g_param_spec_uint ("roi-x", "ROI X",
-          "Left edge of the region of interest in luma pixels (clipped to "
-          "the frame)", 0, G_MAXINT, DEFAULT_ROI, flags));
-  /**
-   * GstCudaHistogram:roi-y:
-   *
-   * Top edge of the region of interest in luma pixels.
-   *
-   * Since: 0.1
-   */
-  g_object_class_install_property (gobject_class, PROP_ROI_Y,
-      g_param_spec_uint ("roi-y", "ROI Y",
-          "Top edge of the region of interest in luma pixels (clipped to "
-          "the frame)", 0, G_MAXINT, DEFAULT_ROI, flags));
-  /**
-   * GstCudaHistogram:roi-width:
-   *
-   * Width of the region of interest in luma pixels; 0 extends it to the
-   * right edge of the frame.
-   *
-   * Since: 0.1
-   */
-  g_object_class_install_property (gobject_class, PROP_ROI_WIDTH,
-      g_param_spec_uint ("roi-width", "ROI width",
-          "Width of the region of interest in luma pixels (0 = to the right "
-          "edge; clipped to the frame)", 0, G_MAXINT, DEFAULT_ROI, flags));
-  /**
-   * GstCudaHistogram:roi-height:
-   *
-   * Height of the region of interest in luma pixels; 0 extends it to the
-   * bottom edge of the frame.
-   *
-   * Since: 0.1
-   */
-  g_object_class_install_property (gobject_class, PROP_ROI_HEIGHT,
-      g_param_spec_uint ("roi-height", "ROI height",
-          "Height of the region of interest in luma pixels (0 = to the "
-          "bottom edge; clipped to the frame)", 0, G_MAXINT, DEFAULT_ROI,
-          flags));
+  gst_cuda_imgproc_roi_install (gobject_class, PROP_ROI_X,
+      "the region the histograms count");
   /**
    * GstCudaHistogram:post-messages:
    *
@@ -361,8 +315,6 @@ gst_cuda_histogram_init (GstCudaHistogram * self)
   self->bins = DEFAULT_BINS;
   self->mode = DEFAULT_MODE;
   self->active_mode = DEFAULT_MODE;
-  self->roi_x = self->roi_y = DEFAULT_ROI;
-  self->roi_width = self->roi_height = DEFAULT_ROI;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->interval = DEFAULT_INTERVAL;
   reset_interval (self);
@@ -401,18 +353,6 @@ gst_cuda_histogram_set_property (GObject * object, guint prop_id,
       renegotiate = self->mode != g_value_get_enum (value);
       self->mode = (GstCudaHistogramMode) g_value_get_enum (value);
       break;
-    case PROP_ROI_X:
-      self->roi_x = g_value_get_uint (value);
-      break;
-    case PROP_ROI_Y:
-      self->roi_y = g_value_get_uint (value);
-      break;
-    case PROP_ROI_WIDTH:
-      self->roi_width = g_value_get_uint (value);
-      break;
-    case PROP_ROI_HEIGHT:
-      self->roi_height = g_value_get_uint (value);
-      break;
     case PROP_POST_MESSAGES:
       self->post_messages = g_value_get_boolean (value);
       break;
@@ -420,7 +360,8 @@ gst_cuda_histogram_set_property (GObject * object, guint prop_id,
       self->interval = g_value_get_uint64 (value);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_cuda_imgproc_roi_set (&self->roi, prop_id - PROP_ROI_X, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -443,18 +384,6 @@ gst_cuda_histogram_get_property (GObject * object, guint prop_id,
     case PROP_MODE:
       g_value_set_enum (value, self->mode);
       break;
-    case PROP_ROI_X:
-      g_value_set_uint (value, self->roi_x);
-      break;
-    case PROP_ROI_Y:
-      g_value_set_uint (value, self->roi_y);
-      break;
-    case PROP_ROI_WIDTH:
-      g_value_set_uint (value, self->roi_width);
-      break;
-    case PROP_ROI_HEIGHT:
-      g_value_set_uint (value, self->roi_height);
-      break;
     case PROP_POST_MESSAGES:
       g_value_set_boolean (value, self->post_messages);
       break;
@@ -462,7 +391,8 @@ gst_cuda_histogram_get_property (GObject * object, guint prop_id,
       g_value_set_uint64 (value, self->interval);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_cuda_imgproc_roi_get (&self->roi, prop_id - PROP_ROI_X, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -691,10 +621,10 @@ gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   GST_OBJECT_LOCK (self);
   mode = self->mode;
   bins = self->bins;
-  roi[0] = self->roi_x;
-  roi[1] = self->roi_y;
-  roi[2] = self->roi_width;
-  roi[3] = self->roi_height;
+  roi[0] = self->roi.x;
+  roi[1] = self->roi.y;
+  roi[2] = self->roi.width;
+  roi[3] = self->roi.height;
   GST_OBJECT_UNLOCK (self);
 
   if (mode == GST_CUDA_HISTOGRAM_MODE_RGB && !GST_VIDEO_INFO_IS_RGB (in->info)) {

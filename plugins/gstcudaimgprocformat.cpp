@@ -53,6 +53,51 @@ gst_cuda_imgproc_scale_radius (guint r, guint sub)
   return (int) ((r + ((1u << sub) >> 1)) >> sub);
 }
 
+void
+gst_cuda_imgproc_roi_install (GObjectClass * klass, guint first_id,
+    const gchar * what)
+{
+  static const struct { const gchar *name, *nick, *blurb; } p[4] = {
+    {"roi-x", "ROI X", "Left edge of the region in luma pixels"},
+    {"roi-y", "ROI Y", "Top edge of the region in luma pixels"},
+    {"roi-width", "ROI width",
+        "Width of the region in luma pixels (0 = to the right edge)"},
+    {"roi-height", "ROI height",
+        "Height of the region in luma pixels (0 = to the bottom edge)"},
+  };
+  for (guint i = 0; i < 4; i++) {
+    /* the blurb is made once per class and lives as long as it */
+    gchar *blurb = g_strdup_printf ("%s; %s; clipped to the frame", p[i].blurb,
+        what);
+    g_object_class_install_property (klass, first_id + i,
+        g_param_spec_uint (p[i].name, p[i].nick, blurb, 0, G_MAXINT, 0,
+            (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+                G_PARAM_STATIC_NAME | G_PARAM_STATIC_NICK)));
+  }
+}
+
+gboolean
+gst_cuda_imgproc_roi_set (GstCudaImgprocRoi * roi, guint i,
+    const GValue * value)
+{
+  guint *f[4] = { &roi->x, &roi->y, &roi->width, &roi->height };
+  if (i >= 4)
+    return FALSE;
+  *f[i] = g_value_get_uint (value);
+  return TRUE;
+}
+
+gboolean
+gst_cuda_imgproc_roi_get (const GstCudaImgprocRoi * roi, guint i,
+    GValue * value)
+{
+  const guint f[4] = { roi->x, roi->y, roi->width, roi->height };
+  if (i >= 4)
+    return FALSE;
+  g_value_set_uint (value, f[i]);
+  return TRUE;
+}
+
 GstCudaImgprocRect
 gst_cuda_imgproc_clip_roi (const GstVideoInfo * info, guint x, guint y,
     guint width, guint height)

@@ -44,6 +44,22 @@ struct GstCudaImgprocRect {
   guint x = 0, y = 0, width = 0, height = 0;
 };
 
+/* The region-of-interest properties roi-x, roi-y, roi-width and roi-height
+ * (luma pixels; 0 = to the frame's edge; clipped to the frame; mutable in
+ * PLAYING) that elements share: installed as property ids first_id ..
+ * first_id + 3, `what` saying what the region drives. */
+struct GstCudaImgprocRoi {
+  guint x = 0, y = 0, width = 0, height = 0;
+};
+void gst_cuda_imgproc_roi_install (GObjectClass * klass, guint first_id,
+    const gchar * what);
+/* set/get for a property id first_id + i (i = 0..3); FALSE for other ids.
+ * Called with the element's object lock. */
+gboolean gst_cuda_imgproc_roi_set (GstCudaImgprocRoi * roi, guint i,
+    const GValue * value);
+gboolean gst_cuda_imgproc_roi_get (const GstCudaImgprocRoi * roi, guint i,
+    GValue * value);
+
 /* A region of interest of `info` from properties: x, y, width, height in
  * luma pixels, a width or height of 0 extending to the frame's edge, clipped
  * to the frame (a region outside it is empty). */
