@@ -16,14 +16,14 @@ for f in $families; do
   b=/tmp/cip-bench/bench_$f
   [ -x "$b" ] || { echo "bench_$f did not build (see bench-build.log)" | tee -a "$txt"; continue; }
   echo "==== bench_$f" | tee -a "$txt"
-  timeout 200 "$b" --json "$json" $quick ${BENCH_ARGS:-} 2>&1 | tee -a "$txt"
+  timeout 200 stdbuf -oL "$b" --json "$json" $quick ${BENCH_ARGS:-} 2>&1 | tee -a "$txt"
 done
 if [ -x "$staged/bench/bench_element" ]; then
   source "$top/.gpu/gst/env.sh"
   export GST_PLUGIN_PATH="$staged/plugins"
   echo "==== bench_element (4K NV12 CUDA frames, ring of 8)" | tee -a "$txt"
-  IFS=';' read -ra elems <<< "${BENCH_ELEMENTS:-cudaintegral;cudaintegral sat-type=u64 squared=true;cudahistogram;cudaboxfilter radius-x=15 radius-y=15;cudaintegral ! cudaboxfilter radius-x=15 radius-y=15;cudahistequalize;cudahistequalize mode=clahe;cudahistogram ! cudahistequalize}"
+  IFS=";" read -ra elems <<< "${BENCH_ELEMENTS:-cudaintegral;cudaintegral sat-type=u64 squared=true;cudahistogram;cudaboxfilter radius-x=15 radius-y=15;cudaintegral ! cudaboxfilter radius-x=15 radius-y=15;cudahistequalize;cudahistequalize mode=clahe;cudahistogram ! cudahistequalize;cudahalftone;cudahalftone method=ordered}"
   for e in "${elems[@]}"; do
-    timeout 60 "$staged/bench/bench_element" --frames 2000 --json "$json" "$e" 2>&1 | tee -a "$txt"
+    timeout 60 "$staged/bench/bench_element" --writable --frames 2000 --json "$json" "$e" 2>&1 | tee -a "$txt"
   done
 fi
