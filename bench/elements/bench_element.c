@@ -45,6 +45,7 @@ main (int argc, char **argv)
   gint frames = 2000, width = 3840, height = 2160, ring = 8;
   gchar *format = NULL, *json = NULL;
   gboolean writable = FALSE;
+  gchar *pattern = NULL;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &frames, "Frames (2000)", "N"},
     {"width", 'w', 0, G_OPTION_ARG_INT, &width, "Width (3840)", "W"},
@@ -52,6 +53,8 @@ main (int argc, char **argv)
     {"ring", 'r', 0, G_OPTION_ARG_INT, &ring, "Distinct frames (8)", "R"},
     {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Format (NV12)", "F"},
     {"json", 'j', 0, G_OPTION_ARG_STRING, &json, "Append a JSON line", "PATH"},
+    {"pattern", 'p', 0, G_OPTION_ARG_STRING, &pattern,
+        "Frame content: random (default) or gradient", "P"},
     {"writable", 0, 0, G_OPTION_ARG_NONE, &writable,
         "Push pool buffers the pipeline owns alone (in-place writers: no copy "
         "on write, as from a decoder)", NULL},
@@ -99,9 +102,11 @@ main (int argc, char **argv)
     /* CPU map + unmap uploads once; the bench then only moves device memory */
     gst_buffer_map (frames_ring[i], &map, GST_MAP_WRITE);
     guint32 s = 12345u + i * 7919u;
+    const gboolean gradient = pattern && g_str_equal (pattern, "gradient");
     for (gsize k = 0; k < map.size; k++) {
       s ^= s << 13; s ^= s >> 17; s ^= s << 5;
-      map.data[k] = (guint8) (s >> 24);
+      /* gradient: a smooth ramp along the bytes, as natural pictures are */
+      map.data[k] = gradient ? (guint8) ((k / 7 + i) & 0xff) : (guint8) (s >> 24);
     }
     gst_buffer_unmap (frames_ring[i], &map);
   }
