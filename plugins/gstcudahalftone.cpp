@@ -71,10 +71,6 @@ struct _GstCudaHalftone
   guint levels;
   gboolean color;
   gdouble temporal_stability;
-
-  /* streaming thread: the settings the previous outputs (state) were made
-   * with; other settings restart them */
-  gint state_kernel, state_method, state_levels, state_color;
 };
 
 #define GST_TYPE_CUDA_HALFTONE_KERNEL (gst_cuda_halftone_kernel_get_type ())
@@ -229,7 +225,6 @@ gst_cuda_halftone_init (GstCudaHalftone * self)
   self->levels = DEFAULT_LEVELS;
   self->color = DEFAULT_COLOR;
   self->temporal_stability = DEFAULT_TEMPORAL_STABILITY;
-  self->state_levels = -1;
 }
 
 static void
@@ -356,13 +351,13 @@ gst_cuda_halftone_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   if (ret != GST_FLOW_OK)
     return ret;
 
-  /* the previous outputs, one state buffer per halftoned component */
+  /* the previous outputs, one state buffer per halftoned component; other
+   * settings make them meaningless */
   const bool temporal = params.method == cip::HalftoneMethod::error_diffusion
       && params.temporal_stability > 0.f;
-  bool valid = self->state_kernel == (gint) params.kernel &&
-      self->state_method == (gint) params.method &&
-      self->state_levels == params.levels &&
-      self->state_color == (gint) color;
+  const guint64 kind = (guint64) params.kernel | (guint64) params.method << 8 |
+      (guint64) params.levels << 16 | (guint64) color << 32;
+  bool valid = true;
   for (guint c = 0; c < n_comp; c++) {
     cip::HalftonePlane & p = planes[n++];
     p.src = in->component (c);
@@ -375,19 +370,13 @@ gst_cuda_halftone_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
       p.history_pitch = (size_t) MAX (p.src.width, 1);
       p.history = (uint8_t *) gst_cuda_imgproc_filter_state (filter, c,
           "previous output", p.history_pitch * (gsize) MAX (p.src.height, 1),
-          run, &fresh);
+          kind, run, &fresh);
       if (!p.history)
         return GST_FLOW_ERROR;
       valid = valid && !fresh;
     }
   }
-  params.history_valid = valid;
-  self->state_kernel = (gint) params.kernel;
-  self->state_method = (gint) params.method;
-  self->state_levels = params.levels;
-  self->state_color = (gint) color;
-  if (!temporal)
-    self->state_levels = -1;    /* no history kept: the next one restarts */
+  params.history_valid = temporal && valid;
 
   return gst_cuda_imgproc_filter_run (filter, run, "halftone",
       cip::halftone_workspace_bytes (planes, n), cip::halftone_workspace_init,

@@ -99,10 +99,6 @@ struct _GstCudaHistEqualize
   gdouble clip_limit, smoothing, strength;
   GstCudaImgprocRoi roi;
   gboolean lut_meta;
-
-  /* streaming thread: what the running average was built for; a frame of
-   * another kind restarts it */
-  gint state_mode, state_layout, state_rgb_mode, state_tiles_x, state_tiles_y;
 };
 
 #define GST_TYPE_CUDA_HIST_EQUALIZE_MODE (gst_cuda_hist_equalize_mode_get_type ())
@@ -274,7 +270,6 @@ gst_cuda_hist_equalize_init (GstCudaHistEqualize * self)
   self->smoothing = DEFAULT_SMOOTHING;
   self->strength = DEFAULT_STRENGTH;
   self->lut_meta = DEFAULT_LUT_META;
-  self->state_mode = -1;
 }
 
 static void
@@ -412,7 +407,7 @@ gst_cuda_hist_equalize_process (GstCudaImgprocFilter * filter,
 {
   GstCudaHistEqualize *self = GST_CUDA_HIST_EQUALIZE (filter);
   cip::EqConfig cfg;
-  guint roi[4];
+  GstCudaImgprocRoi roi;
   gboolean lut_meta;
 
   GST_OBJECT_LOCK (self);
@@ -423,18 +418,14 @@ gst_cuda_hist_equalize_process (GstCudaImgprocFilter * filter,
   cfg.clip_limit = self->clip_limit;
   cfg.smoothing = self->smoothing;
   cfg.strength = self->strength;
-  roi[0] = self->roi.x;
-  roi[1] = self->roi.y;
-  roi[2] = self->roi.width;
-  roi[3] = self->roi.height;
+  roi = self->roi;
   lut_meta = self->lut_meta;
   GST_OBJECT_UNLOCK (self);
 
   const GstVideoInfo *info = in->info;
   cfg.layout = layout_of (info);
   /* the histogram region; an empty one (outside the frame) changes nothing */
-  const GstCudaImgprocRect r = gst_cuda_imgproc_clip_roi (info, roi[0],
-      roi[1], roi[2], roi[3]);
+  const GstCudaImgprocRect r = gst_cuda_imgproc_clip_roi (info, roi);
   if (cfg.mode == cip::EqMode::global) {
     cfg.roi_x = (int) r.x;
     cfg.roi_y = (int) r.y;
@@ -447,27 +438,18 @@ gst_cuda_hist_equalize_process (GstCudaImgprocFilter * filter,
   }
 
   /* the running average restarts when it would mix unlike histograms */
+  const guint64 kind = (guint64) cfg.mode | (guint64) cfg.layout << 8 |
+      (guint64) cfg.rgb_mode << 16 | (guint64) cfg.tiles_x << 24 |
+      (guint64) cfg.tiles_y << 32;
   gboolean fresh;
   void *state_data = gst_cuda_imgproc_filter_state (filter,
       STATE_HISTOGRAM_AVERAGE, "histogram average",
-      cip::equalize_state_bytes (cfg), run, &fresh);
+      cip::equalize_state_bytes (cfg), kind, run, &fresh);
   if (!state_data)
     return GST_FLOW_ERROR;
   cip::EqState state;
   state.data = state_data;
-  const bool same_kind = self->state_mode == (gint) cfg.mode &&
-      self->state_layout == (gint) cfg.layout &&
-      self->state_rgb_mode == (gint) cfg.rgb_mode &&
-      self->state_tiles_x == cfg.tiles_x && self->state_tiles_y == cfg.tiles_y;
-  state.valid = !fresh && same_kind;
-  /* the workspace's layout depends on the kind too */
-  if (!same_kind)
-    gst_cuda_imgproc_filter_workspace_dirty (filter);
-  self->state_mode = (gint) cfg.mode;
-  self->state_layout = (gint) cfg.layout;
-  self->state_rgb_mode = (gint) cfg.rgb_mode;
-  self->state_tiles_x = cfg.tiles_x;
-  self->state_tiles_y = cfg.tiles_y;
+  state.valid = !fresh;
 
   GstCudaImgprocAux luts;
   if (lut_meta && !gst_cuda_imgproc_filter_acquire_aux (filter, 0,

@@ -557,7 +557,7 @@ gst_cuda_histogram_reset (GstCudaImgprocFilter * filter)
 /* Builds the inputs for `mode` on frame `in`, cropped to the region. */
 static void
 build_inputs (const GstCudaImgprocFrame * in, GstCudaHistogramMode mode,
-    guint bins, const guint roi[4], cip::HistInput * inputs,
+    guint bins, const GstCudaImgprocRoi & roi, cip::HistInput * inputs,
     HistLayout * l)
 {
   static const gchar *const luma[] = { "luma" };
@@ -567,8 +567,7 @@ build_inputs (const GstCudaImgprocFrame * in, GstCudaHistogramMode mode,
   };
   const GstVideoInfo *info = in->info;
   const gchar *const *names;
-  const GstCudaImgprocRect r = gst_cuda_imgproc_clip_roi (info, roi[0],
-      roi[1], roi[2], roi[3]);
+  const GstCudaImgprocRect r = gst_cuda_imgproc_clip_roi (info, roi);
 
   l->bins = bins;
   l->x = r.x;
@@ -612,7 +611,8 @@ gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
 {
   GstCudaHistogram *self = GST_CUDA_HISTOGRAM (filter);
   GstCudaHistogramMode mode;
-  guint bins, roi[4];
+  guint bins;
+  GstCudaImgprocRoi roi;
   cip::HistInput inputs[MAX_HISTOGRAMS];
   HistLayout layout = { };
   GstCudaImgprocAux aux;
@@ -621,10 +621,7 @@ gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   GST_OBJECT_LOCK (self);
   mode = self->mode;
   bins = self->bins;
-  roi[0] = self->roi.x;
-  roi[1] = self->roi.y;
-  roi[2] = self->roi.width;
-  roi[3] = self->roi.height;
+  roi = self->roi;
   GST_OBJECT_UNLOCK (self);
 
   if (mode == GST_CUDA_HISTOGRAM_MODE_RGB && !GST_VIDEO_INFO_IS_RGB (in->info)) {

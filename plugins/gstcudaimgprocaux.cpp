@@ -190,15 +190,14 @@ void
 cip_state_frame_done (GstCudaImgprocFilterPrivate * priv, gboolean ok)
 {
   for (auto & st : priv->state) {
-    if (st.used)
-      st.fresh = !ok;
+    st.fresh = !(st.used && ok);
     st.used = false;
   }
 }
 
 void *
 gst_cuda_imgproc_filter_state (GstCudaImgprocFilter * self, guint slot,
-    const char *name, gsize bytes, const GstCudaImgprocRun * run,
+    const char *name, gsize bytes, guint64 kind, const GstCudaImgprocRun * run,
     gboolean * fresh)
 {
   GstCudaImgprocFilterPrivate *priv = gst_cuda_imgproc_filter_priv (self);
@@ -220,6 +219,10 @@ gst_cuda_imgproc_filter_state (GstCudaImgprocFilter * self, guint slot,
     st.fresh = true;
     GST_DEBUG_OBJECT (self, "state '%s': %" G_GSIZE_FORMAT " bytes on the %s",
         name, bytes, run->gpu ? "GPU" : "CPU");
+  }
+  if (st.kind != kind) {
+    st.kind = kind;
+    st.fresh = true;
   }
   st.name = name;
   st.used = true;

@@ -663,17 +663,16 @@ gst_cuda_imgproc_filter_fill_plane (GstCudaImgprocFilter * self,
 /* ---- the frame loop -------------------------------------------------------- */
 
 void
-cip_fill_frame_planes (GstCudaImgprocFrame * f, const GstVideoInfo * info,
-    guint8 * const data[], const gint stride[], const GstVideoRectangle * crop,
-    bool device)
+cip_fill_frame (GstCudaImgprocFrame * f, const GstVideoInfo * info,
+    GstVideoFrame * vf, const GstVideoRectangle * crop, bool device)
 {
   const GstVideoFormatInfo *finfo = info->finfo;
 
   f->info = info;
   f->device = device;
   for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    f->data[p] = data[p];
-    f->stride[p] = stride[p];
+    f->data[p] = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (vf, p);
+    f->stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (vf, p);
     if (!crop)
       continue;
     /* the crop's first sample in this plane (subsampled planes: rounded
@@ -688,20 +687,6 @@ cip_fill_frame_planes (GstCudaImgprocFrame * f, const GstVideoInfo * info,
       break;
     }
   }
-}
-
-void
-cip_fill_frame (GstCudaImgprocFrame * f, const GstVideoInfo * info,
-    GstVideoFrame * vf, const GstVideoRectangle * crop, bool device)
-{
-  guint8 *data[GST_VIDEO_MAX_PLANES] = { };
-  gint stride[GST_VIDEO_MAX_PLANES] = { };
-
-  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    data[p] = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (vf, p);
-    stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (vf, p);
-  }
-  cip_fill_frame_planes (f, info, data, stride, crop, device);
 }
 
 /* The crop of `buf` within its frame, when it has one that changes
@@ -735,16 +720,15 @@ frame_crop (GstCudaImgprocFilter * self, GstBuffer * buf, GstVideoInfo * info,
 }
 
 static GstFlowReturn
-process_cpu (GstCudaImgprocFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
+process_cpu (GstCudaImgprocFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
+    const GstVideoInfo * in_info, const GstVideoRectangle * crop)
 {
   GstCudaImgprocFilterPrivate *priv = GET_PRIV (self);
   GstCudaImgprocFilterClass *klass = GST_CUDA_IMGPROC_FILTER_GET_CLASS (self);
   GstVideoFrame vin, vout;
   GstCudaImgprocFrame in, out;
   GstCudaImgprocRun run;
-  GstVideoInfo in_info, out_info = priv->out_info;
-  GstVideoRectangle rect;
-  const GstVideoRectangle *crop = frame_crop (self, inbuf, &in_info, &rect);
+  GstVideoInfo out_info = priv->out_info;
   const bool in_place_write = outbuf == inbuf;
   GstFlowReturn ret;
 
@@ -764,7 +748,7 @@ process_cpu (GstCudaImgprocFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
         (NULL));
     return GST_FLOW_ERROR;
   }
-  cip_fill_frame (&in, &in_info, &vin, crop, false);
+  cip_fill_frame (&in, in_info, &vin, crop, false);
   if (in_place_write)
     out = in;
   else if (outbuf)
@@ -789,14 +773,13 @@ run_frame (GstCudaImgprocFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
         ("frame before caps were negotiated"));
     return GST_FLOW_NOT_NEGOTIATED;
   }
-  if (priv->gpu) {
-    GstVideoInfo info;
-    GstVideoRectangle rect;
-    const GstVideoRectangle *crop = frame_crop (self, inbuf, &info, &rect);
-    ret = cip_gpu_process (self, inbuf, outbuf, crop);
-  } else {
-    ret = process_cpu (self, inbuf, outbuf);
-  }
+  GstVideoInfo info;
+  GstVideoRectangle rect;
+  const GstVideoRectangle *crop = frame_crop (self, inbuf, &info, &rect);
+  if (priv->gpu)
+    ret = cip_gpu_process (self, inbuf, outbuf, &info, crop);
+  else
+    ret = process_cpu (self, inbuf, outbuf, &info, crop);
   cip_state_frame_done (priv, ret == GST_FLOW_OK);
   if (ret == GST_FLOW_OK && klass->finish)
     ret = klass->finish (self, outbuf ? outbuf : inbuf);

@@ -130,8 +130,8 @@ typedef cip::Status (*GstCudaImgprocWorkspaceInit) (void *d_ws, size_t bytes,
 
 /* Device scratch of at least `bytes` for the kernels' workspace, valid until
  * caps change or stop; (re)allocated and initialized with `init` on
- * run->stream when needed (first use, larger size, or after a failed kernel
- * call). Only during process() on the GPU path. Returns NULL and sets
+ * run->stream when needed (first use, a request of another size, whose
+ * layout may differ, or after a failed kernel call). Only during process() on the GPU path. Returns NULL and sets
  * *status on failure. Elements normally reach it through
  * gst_cuda_imgproc_filter_run(). */
 void *gst_cuda_imgproc_filter_workspace (GstCudaImgprocFilter * self,
@@ -217,12 +217,14 @@ gboolean gst_cuda_imgproc_filter_acquire_aux (GstCudaImgprocFilter * self,
 
 /* State that lives across frames (a running histogram, a previous output):
  * `bytes` bytes where the frame is processed (device memory on the GPU path,
- * host memory on the CPU path), kept across frames and failed frames.
- * *fresh is TRUE when its contents are undefined: first use, after a reset
- * (flush, new caps, stop), a size change or a switch between the GPU and
- * CPU paths or of CUDA context; the element then starts over (e.g. the
- * first frame of a running average). `name` is for the debug log. Only
- * during process(). Returns NULL after posting an error. */
+ * host memory on the CPU path). *fresh is TRUE when its contents do not
+ * hold the previous frame's: first use, after a reset (flush, new caps,
+ * stop), a frame that failed or did not use it, a change of size or of
+ * `kind`, or a switch between the GPU and CPU paths or of CUDA context; the
+ * element then starts over (e.g. the first frame of a running average).
+ * `kind` says what the contents mean (the settings that shape them, packed
+ * into a number). `name` is for the debug log. Only during process().
+ * Returns NULL after posting an error. */
 void *gst_cuda_imgproc_filter_state (GstCudaImgprocFilter * self, guint slot,
-    const char *name, gsize bytes, const GstCudaImgprocRun * run,
+    const char *name, gsize bytes, guint64 kind, const GstCudaImgprocRun * run,
     gboolean * fresh);

@@ -32,6 +32,7 @@ struct CipState {
   void *data = nullptr;                 /* host (g_malloc) or device memory */
   gsize bytes = 0;
   bool device = false;
+  guint64 kind = 0;
   bool fresh = true;
   bool used = false;                    /* handed out during this frame */
 };
@@ -66,8 +67,8 @@ void cip_aux_release_pending (GstCudaImgprocFilterPrivate * priv);
 void cip_state_free (GstCudaImgprocFilter * self);
 /* every state restarts (reset, or switch of path or context) */
 void cip_state_mark_fresh (GstCudaImgprocFilterPrivate * priv);
-/* end of a frame: states used by a successful frame are no longer fresh,
- * those used by a failed one start over */
+/* end of a frame: states a successful frame used hold its result; the
+ * others (used by a failed frame, or not used) start over */
 void cip_state_frame_done (GstCudaImgprocFilterPrivate * priv, gboolean ok);
 
 /* Bytes and rows a plane of `info` really spans (its components' extent). */
@@ -78,10 +79,6 @@ void cip_plane_extent (const GstVideoInfo * info, guint plane, gsize * row_bytes
  * (info is the cropped info). */
 void cip_fill_frame (GstCudaImgprocFrame * f, const GstVideoInfo * info,
     GstVideoFrame * vf, const GstVideoRectangle * crop, bool device);
-/* Same from plane pointers and strides. */
-void cip_fill_frame_planes (GstCudaImgprocFrame * f, const GstVideoInfo * info,
-    guint8 * const data[], const gint stride[], const GstVideoRectangle * crop,
-    bool device);
 
 #ifdef HAVE_GST_CUDA
 /* gstcudaimgprocgpu.cpp */
@@ -97,7 +94,8 @@ gboolean cip_gpu_propose_allocation (GstCudaImgprocFilter * self,
 gboolean cip_gpu_decide_allocation (GstCudaImgprocFilter * self,
     GstQuery * query);
 GstFlowReturn cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
-    GstBuffer * outbuf, const GstVideoRectangle * crop);
+    GstBuffer * outbuf, const GstVideoInfo * in_info,
+    const GstVideoRectangle * crop);
 void *cip_gpu_workspace (GstCudaImgprocFilter * self, gsize bytes,
     GstCudaImgprocWorkspaceInit init, const GstCudaImgprocRun * run,
     cip::Status * status);
@@ -135,7 +133,7 @@ static inline gboolean cip_gpu_propose_allocation (GstCudaImgprocFilter *,
     GstQuery *, GstCaps *, const GstVideoInfo *) { return TRUE; }
 static inline gboolean cip_gpu_decide_allocation (GstCudaImgprocFilter *, GstQuery *) { return TRUE; }
 static inline GstFlowReturn cip_gpu_process (GstCudaImgprocFilter *, GstBuffer *,
-    GstBuffer *, const GstVideoRectangle *) { return GST_FLOW_ERROR; }
+    GstBuffer *, const GstVideoInfo *, const GstVideoRectangle *) { return GST_FLOW_ERROR; }
 static inline void *cip_gpu_workspace (GstCudaImgprocFilter *, gsize,
     GstCudaImgprocWorkspaceInit, const GstCudaImgprocRun *, cip::Status * status)
 {

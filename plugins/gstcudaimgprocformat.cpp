@@ -99,9 +99,10 @@ gst_cuda_imgproc_roi_get (const GstCudaImgprocRoi * roi, guint i,
 }
 
 GstCudaImgprocRect
-gst_cuda_imgproc_clip_roi (const GstVideoInfo * info, guint x, guint y,
-    guint width, guint height)
+gst_cuda_imgproc_clip_roi (const GstVideoInfo * info,
+    const GstCudaImgprocRoi & roi)
 {
+  const guint x = roi.x, y = roi.y, width = roi.width, height = roi.height;
   const guint fw = GST_VIDEO_INFO_WIDTH (info);
   const guint fh = GST_VIDEO_INFO_HEIGHT (info);
   GstCudaImgprocRect r;

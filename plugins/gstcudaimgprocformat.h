@@ -60,11 +60,11 @@ gboolean gst_cuda_imgproc_roi_set (GstCudaImgprocRoi * roi, guint i,
 gboolean gst_cuda_imgproc_roi_get (const GstCudaImgprocRoi * roi, guint i,
     GValue * value);
 
-/* A region of interest of `info` from properties: x, y, width, height in
- * luma pixels, a width or height of 0 extending to the frame's edge, clipped
- * to the frame (a region outside it is empty). */
+/* The region of the roi-* properties in a frame of `info`: a width or
+ * height of 0 extends to the frame's edge; clipped to the frame (a region
+ * outside it is empty). */
 GstCudaImgprocRect gst_cuda_imgproc_clip_roi (const GstVideoInfo * info,
-    guint x, guint y, guint width, guint height);
+    const GstCudaImgprocRoi & roi);
 
 /* A mapped frame: per-plane pointers and strides, on the host or the device. */
 struct GstCudaImgprocFrame {

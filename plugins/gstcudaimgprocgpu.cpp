@@ -27,6 +27,7 @@ struct CipGpu {
   DevFrame in_dev, out_dev;     /* scratch frames for system memory */
   void *ws = nullptr;
   gsize ws_bytes = 0;
+  gsize ws_request = 0;         /* bytes of the last request */
   bool ws_dirty = false;
 };
 
@@ -368,6 +369,11 @@ cip_gpu_workspace (GstCudaImgprocFilter * self, gsize bytes,
   if (bytes == 0)
     bytes = 1;
   *status = cip::Status::ok;
+  /* a request of another size may lay the workspace out differently */
+  if (bytes != g->ws_request) {
+    g->ws_request = bytes;
+    g->ws_dirty = true;
+  }
   if (g->ws && g->ws_bytes >= bytes && !g->ws_dirty)
     return g->ws;
   if (g->ws_bytes < bytes) {
@@ -562,32 +568,6 @@ copy_planes (GstCudaImgprocFilter * self, const GstCudaImgprocFrame * dst,
   return TRUE;
 }
 
-/* A frame of CUDA memory mapped with GST_MAP_CUDA, laid out as the
- * GstCudaMemory says (its own offsets and strides): GStreamer 1.22's CUDA
- * buffer pool can attach a GstVideoMeta whose chroma offsets differ from the
- * memory's for odd heights (I420), and the memory's layout is what its
- * uploads and downloads use. */
-static void
-fill_cuda_frame (GstCudaImgprocFrame * f, const GstVideoInfo * info,
-    GstVideoFrame * vf, GstBuffer * buf, const GstVideoRectangle * crop)
-{
-  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
-  if (gst_buffer_n_memory (buf) != 1 || !gst_is_cuda_memory (mem)) {
-    cip_fill_frame (f, info, vf, crop, true);
-    return;
-  }
-  const GstVideoInfo *mi = &GST_CUDA_MEMORY_CAST (mem)->info;
-  guint8 *data[GST_VIDEO_MAX_PLANES] = { };
-  gint stride[GST_VIDEO_MAX_PLANES] = { };
-  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    data[p] = (guint8 *) vf->map[0].data + GST_VIDEO_INFO_PLANE_OFFSET (mi, p);
-    stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (mi, p);
-    if ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (vf, p) != data[p])
-      GST_LOG ("plane %u: meta offset differs from the CUDA memory's", p);
-  }
-  cip_fill_frame_planes (f, info, data, stride, crop, true);
-}
-
 /* FALSE (after an error) when CUDA memory `mem` cannot be used here. */
 static gboolean
 check_memory_context (GstCudaImgprocFilter * self, GstMemory * mem,
@@ -608,7 +588,8 @@ check_memory_context (GstCudaImgprocFilter * self, GstMemory * mem,
 
 GstFlowReturn
 cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
-    GstBuffer * outbuf, const GstVideoRectangle * crop)
+    GstBuffer * outbuf, const GstVideoInfo * in_info,
+    const GstVideoRectangle * crop)
 {
   GstCudaImgprocFilterPrivate *priv = PRIV (self);
   GstCudaImgprocFilterClass *klass = GST_CUDA_IMGPROC_FILTER_GET_CLASS (self);
@@ -620,16 +601,11 @@ cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
       gst_is_cuda_memory (gst_buffer_peek_memory (outbuf, 0));
   GstVideoFrame vin, vout;
   bool in_mapped = false, out_mapped = false, pushed = false;
-  GstVideoInfo in_info, out_info = priv->out_info;
+  GstVideoInfo out_info = priv->out_info;
   GstCudaImgprocFrame in, out, host_in, host_out;
   GstCudaImgprocRun run;
   GstFlowReturn ret = GST_FLOW_ERROR;
 
-  in_info = priv->info;
-  if (crop) {
-    in_info.width = crop->w;
-    in_info.height = crop->h;
-  }
   if (!g->stream) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("No CUDA stream"),
         ("Creating the stream of the CUDA context failed earlier."));
@@ -662,10 +638,10 @@ cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
     /* memory written on another stream: wait for it before reading */
     for (guint i = 0; i < gst_buffer_n_memory (inbuf); i++)
       cip_cuda_memory_sync (gst_buffer_peek_memory (inbuf, i));
-    fill_cuda_frame (&in, &in_info, &vin, inbuf, crop);
+    cip_fill_frame (&in, in_info, &vin, crop, true);
   } else {
-    cip_fill_frame (&host_in, &in_info, &vin, crop, false);
-    if (!ensure_dev_frame (self, g->in_dev, &in_info, &in) ||
+    cip_fill_frame (&host_in, in_info, &vin, crop, false);
+    if (!ensure_dev_frame (self, g->in_dev, in_info, &in) ||
         !copy_planes (self, &in, &host_in, cudaMemcpyHostToDevice))
       goto done;
   }
@@ -681,7 +657,7 @@ cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
     }
     out_mapped = true;
     if (out_cuda)
-      fill_cuda_frame (&out, &out_info, &vout, outbuf, nullptr);
+      cip_fill_frame (&out, &out_info, &vout, nullptr, true);
     else {
       cip_fill_frame (&host_out, &out_info, &vout, nullptr, false);
       if (!ensure_dev_frame (self, g->out_dev, &out_info, &out))

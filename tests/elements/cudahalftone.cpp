@@ -62,6 +62,27 @@ expected (const std::vector<uint8_t> & src, int w, int h, const Settings & s,
   return out;
 }
 
+/* The fourth byte of every pixel of a packed 4-byte RGB frame (x of RGBx /
+ * BGRx), read through GstVideoFrame; empty for other formats. */
+static std::vector<uint8_t>
+padding_bytes (GstBuffer * buf, const GstVideoInfo * info)
+{
+  std::vector<uint8_t> v;
+  if (GST_VIDEO_INFO_FORMAT (info) != GST_VIDEO_FORMAT_RGBx &&
+      GST_VIDEO_INFO_FORMAT (info) != GST_VIDEO_FORMAT_BGRx)
+    return v;
+  GstVideoFrame f;
+  fail_unless (gst_video_frame_map (&f, info, buf, GST_MAP_READ));
+  const int w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+  const guint8 *d = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0);
+  const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      v.push_back (d[(size_t) y * stride + (size_t) x * 4 + 3]);
+  gst_video_frame_unmap (&f);
+  return v;
+}
+
 /* Pushes `frames` frames of one content and checks every component. */
 static void
 run_sequence (const Path & path, GstVideoFormat fmt, int w, int h,
@@ -89,7 +110,9 @@ run_sequence (const Path & path, GstVideoFormat fmt, int w, int h,
     std::vector<std::vector<uint8_t>> comp (n_comp);
     for (guint c = 0; c < n_comp; c++)
       comp[c] = read_component (in, &info, c);
+    std::vector<uint8_t> in_pad = padding_bytes (in, &info);
     GstBuffer *out = hrn.push (in);
+    std::vector<uint8_t> out_pad = padding_bytes (out, &info);
     for (guint c = 0; c < n_comp; c++) {
       const int cw = GST_VIDEO_INFO_COMP_WIDTH (&info, c);
       const int ch = GST_VIDEO_INFO_COMP_HEIGHT (&info, c);
@@ -111,10 +134,15 @@ run_sequence (const Path & path, GstVideoFormat fmt, int w, int h,
               path.name ().c_str (), GST_VIDEO_INFO_NAME (&info), w, h, f, c,
               s.launch (path.compute).c_str (), i, got[i], want[i]);
     }
-    if (GST_VIDEO_INFO_FORMAT (&info) == GST_VIDEO_FORMAT_RGBx) {
-      /* the padding byte is copied too */
-      std::vector<uint8_t> a = buffer_bytes (out);
-      (void) a;
+    if (GST_VIDEO_INFO_FORMAT (&info) == GST_VIDEO_FORMAT_RGBx ||
+        GST_VIDEO_INFO_FORMAT (&info) == GST_VIDEO_FORMAT_BGRx) {
+      /* the padding byte (not a component) is copied too */
+      for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+          if (out_pad[(size_t) y * w + x] != in_pad[(size_t) y * w + x])
+            fail ("%s %s frame %d: padding byte (%d, %d): %u != %u",
+                path.name ().c_str (), GST_VIDEO_INFO_NAME (&info), f, x, y,
+                out_pad[(size_t) y * w + x], in_pad[(size_t) y * w + x]);
     }
     gst_buffer_unref (out);
   }
@@ -181,40 +209,84 @@ GST_START_TEST (test_temporal_sequence)
 }
 GST_END_TEST;
 
-/* A levels change restarts the history (no value of the old level set
- * survives); a flush too. */
+/* The previous outputs restart (the frame equals the reference without a
+ * history, and differs from the one that keeps the old outputs) after: a
+ * levels change, a frame without temporal-stability, and a flush. */
 GST_START_TEST (test_temporal_restarts)
 {
-  GstVideoInfo info = video_info (GST_VIDEO_FORMAT_GRAY8, 40, 30);
+  const int w = 40, h = 30;
+  GstVideoInfo info = video_info (GST_VIDEO_FORMAT_GRAY8, w, h);
   FrameSource src (&info, Memory::system);
   ElementHarness hrn ("cudahalftone compute=cpu temporal-stability=0.8",
       &info);
   GstElement *e = hrn.find ("cudahalftone");
-  gst_buffer_unref (hrn.push (src.make (Content::natural, 1)));
-  g_object_set (e, "levels", 4, NULL);
-  GstBuffer *in = src.make (Content::natural, 2);
-  std::vector<uint8_t> y = read_component (in, &info, 0);
-  GstBuffer *out = hrn.push (in);
   Settings s;
-  s.levels = 4;
   s.stability = 0.8f;
-  std::vector<uint8_t> h ((size_t) 40 * 30, 0);
-  fail_unless (read_component (out, &info, 0) == expected (y, 40, 30, s, &h,
-          false), "levels change did not restart the history");
-  gst_buffer_unref (out);
-  gst_buffer_unref (hrn.push (src.make (Content::random, 3)));
+
+  /* pushes a frame and checks that it started over: `last` holds the
+   * previous output the element must not have kept */
+  /* natural content of `seed`, every sample raised by `delta` (sensor drift) */
+  auto make = [&] (uint32_t seed, int delta) {
+    GstBuffer *b = src.make (Content::natural, seed);
+    GstVideoFrame f;
+    fail_unless (gst_video_frame_map (&f, &info, b, GST_MAP_WRITE));
+    for (int r = 0; r < h; r++) {
+      guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0) +
+          (gsize) r * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+      for (int x = 0; x < w; x++)
+        row[x] = (guint8) CLAMP (row[x] + delta, 0, 255);
+    }
+    gst_video_frame_unmap (&f);
+    return b;
+  };
+  auto restarted = [&] (uint32_t seed, int delta,
+      const std::vector<uint8_t> & last, const Settings & prev,
+      const char *what) {
+    GstBuffer *in = make (seed, delta);
+    std::vector<uint8_t> y = read_component (in, &info, 0);
+    GstBuffer *out = hrn.push (in);
+    std::vector<uint8_t> got = read_component (out, &info, 0);
+    gst_buffer_unref (out);
+    std::vector<uint8_t> fresh ((size_t) w * h, 0), kept = last;
+    std::vector<uint8_t> want = expected (y, w, h, s, &fresh, false);
+    std::vector<uint8_t> stale = expected (y, w, h, s, &kept, true);
+    fail_unless (want != stale, "%s: the data cannot tell a restart", what);
+    fail_unless (got == want, "%s did not restart the history", what);
+    (void) prev;
+    return got;
+  };
+  auto push = [&] (uint32_t seed) {
+    GstBuffer *out = hrn.push (make (seed, 0));
+    std::vector<uint8_t> got = read_component (out, &info, 0);
+    gst_buffer_unref (out);
+    return got;
+  };
+
+  /* each restart frame is close to a frame whose output the element must
+   * not keep (the same content, or the same 3 levels brighter), so that
+   * keeping it and starting over differ */
+  g_object_set (e, "levels", 4, NULL);
+  s.levels = 4;
+  push (1);
+  std::vector<uint8_t> last = push (2);
+  g_object_set (e, "levels", 5, NULL);
+  Settings prev = s;
+  s.levels = 5;
+  restarted (2, 0, last, prev, "a levels change");
+  push (1);
+  last = push (2);
+  g_object_set (e, "temporal-stability", 0.0, NULL);
+  push (3);
+  g_object_set (e, "temporal-stability", 0.8, NULL);
+  restarted (2, 3, last, s, "a frame without temporal-stability");
+  push (1);
+  last = push (2);
   fail_unless (gst_harness_push_event (hrn.h, gst_event_new_flush_start ()));
   fail_unless (gst_harness_push_event (hrn.h, gst_event_new_flush_stop (TRUE)));
   GstSegment seg;
   gst_segment_init (&seg, GST_FORMAT_TIME);
   fail_unless (gst_harness_push_event (hrn.h, gst_event_new_segment (&seg)));
-  in = src.make (Content::natural, 4);
-  y = read_component (in, &info, 0);
-  out = hrn.push (in);
-  std::fill (h.begin (), h.end (), 0);
-  fail_unless (read_component (out, &info, 0) == expected (y, 40, 30, s, &h,
-          false), "flush did not restart the history");
-  gst_buffer_unref (out);
+  restarted (2, 3, last, s, "a flush");
 }
 GST_END_TEST;
 
