@@ -2,7 +2,7 @@
  * (single kernel), one launch per wavefront, and a single thread block (mpv's
  * way), against the CPU reference; ordered dithering for scale.
  *
- *   bench_halftone [--runs N] [--quick] [--json PATH] [--profile]
+ *   bench_halftone [--runs N] [--quick] [--json PATH] [--profile] [--probe]
  *
  * Cases: Floyd-Steinberg at 1920x1080 and 3840x2160 and Jarvis-Judice-Ninke at
  * 3840x2160, 2 levels (targets 0.3, 0.6 and 1.5 ms); without --quick also 4
@@ -14,7 +14,9 @@
  * for the others); ns/step; us per tile step (32 pixel steps, skss's chunk);
  * us per task of the paper's 32x32-parallelogram chain ((W/32 + 2) + 3 (H/32
  * - 1) tasks; 4.3 us on a Titan X in Funasaka et al.); Gpx/s.
- * --profile only launches skss a few times per case (for ncu). */
+ * --profile only launches skss a few times per case (for ncu). --probe times
+ * skss alone on planes of one strip up to 4K and on narrow tall planes, to
+ * tell the cost of a compute step from that of the hand-off between strips. */
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -253,7 +255,7 @@ emit (Context &cx, const Case &c, const std::string &variant, double ms,
 }
 
 void
-bench_case (Context &cx, Case &c, bool profile)
+bench_case (Context &cx, Case &c, bool profile, bool probe)
 {
   std::vector<cip::HalftonePlane> dp;
   for (const Plane &p : c.planes)
@@ -275,6 +277,8 @@ bench_case (Context &cx, Case &c, bool profile)
     { cip::HalftoneAlgorithm::single_block, f.min_shift, std::min (cx.runs, 20) },
     { cip::HalftoneAlgorithm::wavefront, f.min_shift, std::min (cx.runs, 5) } };
   for (const V &v : variants) {
+    if (probe && v.a != cip::HalftoneAlgorithm::skss)
+      continue;
     const std::string what = c.name + " " + cip::halftone_algorithm_name (v.a);
     auto run = [&] (cudaStream_t st) {
       cip::Status s = cip::halftone (dp.data (), (int) dp.size (), o, cx.ws, cx.ws_bytes,
@@ -302,6 +306,8 @@ bench_case (Context &cx, Case &c, bool profile)
     const bench::Timing t = bench::time_ms (cx.stream, run, v.runs, v.runs > 5 ? 5 : 1);
     emit (cx, c, cip::halftone_algorithm_name (v.a), t.median_ms, v.shear);
   }
+  if (probe)
+    return;
   emit (cx, c, "cpu_reference", cpu_ms, 1);
   /* ordered dithering of the same planes, for scale */
   const cip::HalftoneOptions od = options_of (c, cip::HalftoneMethod::ordered);
@@ -320,10 +326,13 @@ main (int argc, char **argv)
 {
   Context cx;
   cx.args = bench::parse_args (argc, argv);
-  bool profile = false;
-  for (int i = 1; i < argc; i++)
+  bool profile = false, probe = false;
+  for (int i = 1; i < argc; i++) {
     if (!strcmp (argv[i], "--profile"))
       profile = true;
+    if (!strcmp (argv[i], "--probe"))
+      probe = true;
+  }
   bench::JsonLines json (cx.args.json);
   cx.json = &json;
   cx.runs = cx.args.quick ? std::min (cx.args.runs, 20) : std::max (cx.args.runs, 50);
@@ -347,10 +356,22 @@ main (int argc, char **argv)
       c.planes.push_back (make_plane (wh.first, wh.second, seed++));
     cases.push_back (std::move (c));
   };
-  add ("fs-1920x1080", K::floyd_steinberg, 2, 0, { {1920, 1080} });
-  add ("fs-3840x2160", K::floyd_steinberg, 2, 0, { {3840, 2160} });
-  add ("jjn-3840x2160", K::jarvis_judice_ninke, 2, 0, { {3840, 2160} });
-  if (!cx.args.quick) {
+  if (probe) {
+    for (int h : { 64, 128, 256, 640, 2160 })
+      add (("fs-3840x" + std::to_string (h)).c_str (), K::floyd_steinberg, 2, 0,
+          { {3840, h} });
+    for (int w : { 16384, 1024 })
+      add (("fs-" + std::to_string (w) + "x64").c_str (), K::floyd_steinberg, 2, 0,
+          { {w, 64} });
+    for (int w : { 1024, 256 })
+      add (("fs-" + std::to_string (w) + "x2160").c_str (), K::floyd_steinberg, 2, 0,
+          { {w, 2160} });
+  } else {
+    add ("fs-1920x1080", K::floyd_steinberg, 2, 0, { {1920, 1080} });
+    add ("fs-3840x2160", K::floyd_steinberg, 2, 0, { {3840, 2160} });
+    add ("jjn-3840x2160", K::jarvis_judice_ninke, 2, 0, { {3840, 2160} });
+  }
+  if (!cx.args.quick && !probe) {
     add ("fs-3840x2160-4levels", K::floyd_steinberg, 4, 0, { {3840, 2160} });
     add ("fs-3840x2160-stable0.5", K::floyd_steinberg, 2, 0.5, { {3840, 2160} });
     add ("fs-3840x2160-i420", K::floyd_steinberg, 2, 0,
@@ -358,7 +379,7 @@ main (int argc, char **argv)
     add ("sierra-lite-1920x1080", K::sierra_lite, 2, 0, { {1920, 1080} });
   }
   for (Case &c : cases) {
-    bench_case (cx, c, profile);
+    bench_case (cx, c, profile, probe);
     for (Plane &p : c.planes)
       free_plane (p);
   }

@@ -309,7 +309,36 @@ compute_chunk (State<KK> &st, const uint32_t (&in)[kRpl][kW],
   }
 }
 
-/* Loads the chunk's bytes of the lane's rows (zeros outside the plane). */
+/* Loads the chunk's bytes of the lane's rows (zeros outside the plane). A
+ * row chunk wholly inside the plane is eight plain 32-bit loads. The chunks
+ * that cross the plane's left edge are on the critical path (every strip
+ * starts with kS * kRows / kC of them, and the strip below waits for them),
+ * so they too are straight-line code: predicated 32-bit loads (x0 is a
+ * multiple of 4, so a word is inside or outside as a whole) and, in the one
+ * word that crosses a right edge of odd width, or without 32-bit access,
+ * predicated byte loads. */
+__device__ __forceinline__ uint32_t
+ld_word (const uint8_t *row, int xg, int step, bool vec, int width,
+    bool use_ldg)
+{
+  if (vec && xg >= 0 && xg + 4 <= width) {
+    const uint32_t *a = reinterpret_cast<const uint32_t *> (row + xg);
+    return use_ldg ? __ldg (a) : *a;
+  }
+  uint32_t v = 0;
+  if (!vec || (xg < width && xg + 4 > width)) {
+#pragma unroll
+    for (int b = 0; b < 4; b++) {
+      const int x = xg + b;
+      if (x >= 0 && x < width) {
+        const uint8_t *a = row + (size_t) x * step;
+        v |= (uint32_t) (use_ldg ? __ldg (a) : *a) << (8 * b);
+      }
+    }
+  }
+  return v;
+}
+
 __device__ __forceinline__ void
 load_chunk (const uint8_t *base, size_t pitch, int step, bool vec, int width,
     int y0, int T, const Ctx &c, uint32_t (&w)[kRpl][kW], bool use_ldg)
@@ -324,29 +353,38 @@ load_chunk (const uint8_t *base, size_t pitch, int step, bool vec, int width,
     if (i >= c.nrows || x0 >= width || x0 + kC <= 0)
       continue;
     const uint8_t *row = base + (size_t) (y0 + i) * pitch;
+    if (vec && x0 >= 0 && x0 + kC <= width) {
+      const uint32_t *a = reinterpret_cast<const uint32_t *> (row + x0);
 #pragma unroll
-    for (int g = 0; g < kW; g++) {
-      const int xg = x0 + 4 * g;
-      if (vec && xg >= 0 && xg + 4 <= width) {
-        const uint32_t *a = reinterpret_cast<const uint32_t *> (row + xg);
-        w[r][g] = use_ldg ? __ldg (a) : *a;
-      } else {
-        uint32_t v = 0;
+      for (int g = 0; g < kW; g++)
+        w[r][g] = use_ldg ? __ldg (a + g) : a[g];
+    } else {
 #pragma unroll
-        for (int b = 0; b < 4; b++) {
-          const int x = xg + b;
-          if (x >= 0 && x < width) {
-            const uint8_t *a = row + (size_t) x * step;
-            v |= (uint32_t) (use_ldg ? __ldg (a) : *a) << (8 * b);
-          }
-        }
-        w[r][g] = v;
-      }
+      for (int g = 0; g < kW; g++)
+        w[r][g] = ld_word (row, x0 + 4 * g, step, vec, width, use_ldg);
     }
   }
 }
 
-/* Stores the chunk's bytes of the lane's rows that are inside the plane. */
+/* Stores the chunk's bytes of the lane's rows that are inside the plane
+ * (the same cases as load_chunk). */
+__device__ __forceinline__ void
+st_word (uint8_t *row, int xg, int step, bool vec, int width, uint32_t v)
+{
+  if (vec && xg >= 0 && xg + 4 <= width) {
+    *reinterpret_cast<uint32_t *> (row + xg) = v;
+    return;
+  }
+  if (!vec || (xg < width && xg + 4 > width)) {
+#pragma unroll
+    for (int b = 0; b < 4; b++) {
+      const int x = xg + b;
+      if (x >= 0 && x < width)
+        row[(size_t) x * step] = (uint8_t) (v >> (8 * b));
+    }
+  }
+}
+
 __device__ __forceinline__ void
 store_chunk (uint8_t *base, size_t pitch, int step, bool vec, int width,
     int y0, int T, const Ctx &c, const uint32_t (&w)[kRpl][kW])
@@ -358,19 +396,15 @@ store_chunk (uint8_t *base, size_t pitch, int step, bool vec, int width,
     if (i >= c.nrows || x0 >= width || x0 + kC <= 0)
       continue;
     uint8_t *row = base + (size_t) (y0 + i) * pitch;
+    if (vec && x0 >= 0 && x0 + kC <= width) {
+      uint32_t *a = reinterpret_cast<uint32_t *> (row + x0);
 #pragma unroll
-    for (int g = 0; g < kW; g++) {
-      const int xg = x0 + 4 * g;
-      if (vec && xg >= 0 && xg + 4 <= width) {
-        *reinterpret_cast<uint32_t *> (row + xg) = w[r][g];
-      } else {
+      for (int g = 0; g < kW; g++)
+        a[g] = w[r][g];
+    } else {
 #pragma unroll
-        for (int b = 0; b < 4; b++) {
-          const int x = xg + b;
-          if (x >= 0 && x < width)
-            row[(size_t) x * step] = (uint8_t) byte_of (w[r][g], b);
-        }
-      }
+      for (int g = 0; g < kW; g++)
+        st_word (row, x0 + 4 * g, step, vec, width, w[r][g]);
     }
   }
 }
