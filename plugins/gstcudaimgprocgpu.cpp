@@ -477,7 +477,7 @@ set_need_sync (GstBuffer * buf)
   for (guint i = 0; buf && i < gst_buffer_n_memory (buf); i++) {
     GstMemory *mem = gst_buffer_peek_memory (buf, i);
     if (gst_is_cuda_memory (mem))
-      GST_MEMORY_FLAG_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+      GST_MINI_OBJECT_FLAG_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
   }
 }
 #endif
