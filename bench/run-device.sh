@@ -12,10 +12,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 staged=${1:?usage: run-device.sh STAGED_BUILD [--quick] [family ...]}; shift
 quick=""; [ "${1:-}" = "--quick" ] && { quick=--quick; shift; }
 families=${*:-integral histogram boxfilter equalize halftone}
+[ "$families" = none ] && families=""   # the element bench only
 out=${OUT:-/tmp}
 txt="$out/bench.txt"; json="$out/bench.json"
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv | tee -a "$txt"
-bash "$top/bench/build-device.sh" /tmp/cip-bench sm_90 >> "$out/bench-build.log" 2>&1 || true
+[ -z "$families" ] || bash "$top/bench/build-device.sh" /tmp/cip-bench sm_90 >> "$out/bench-build.log" 2>&1 || true
 for f in $families; do
   b=/tmp/cip-bench/bench_$f
   [ -x "$b" ] || { echo "bench_$f did not build (see bench-build.log)" | tee -a "$txt"; continue; }
