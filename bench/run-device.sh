@@ -3,15 +3,20 @@
 # linked when present), runs them and the element throughput bench, and writes
 # bench.txt (tables) and bench.json (JSON lines) under $OUT.
 # Usage: bench/run-device.sh STAGED_BUILD [--quick] [family ...]
+# CIP_GST_BUNDLE (default .gpu/gst) picks the GStreamer bundle of the element
+# bench; one with a run.sh (.gpu/gst126) starts it through its own loader.
+# The element bench runs twice per line on 1.24+ with --consume: the default
+# (stream hand-over) and CIP_FORCE_HOST_SYNC=1 (a host wait per frame).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 staged=${1:?usage: run-device.sh STAGED_BUILD [--quick] [family ...]}; shift
 quick=""; [ "${1:-}" = "--quick" ] && { quick=--quick; shift; }
 families=${*:-integral histogram boxfilter equalize halftone}
+[ "$families" = none ] && families=""   # the element bench only
 out=${OUT:-/tmp}
 txt="$out/bench.txt"; json="$out/bench.json"
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv | tee -a "$txt"
-bash "$top/bench/build-device.sh" /tmp/cip-bench sm_90 >> "$out/bench-build.log" 2>&1 || true
+[ -z "$families" ] || bash "$top/bench/build-device.sh" /tmp/cip-bench sm_90 >> "$out/bench-build.log" 2>&1 || true
 for f in $families; do
   b=/tmp/cip-bench/bench_$f
   [ -x "$b" ] || { echo "bench_$f did not build (see bench-build.log)" | tee -a "$txt"; continue; }
@@ -19,11 +24,18 @@ for f in $families; do
   timeout 200 stdbuf -oL "$b" --json "$json" $quick ${BENCH_ARGS:-} 2>&1 | tee -a "$txt"
 done
 if [ -x "$staged/bench/bench_element" ]; then
-  source "$top/.gpu/gst/env.sh"
+  bundle=${CIP_GST_BUNDLE:-$top/.gpu/gst}
+  runner=()
+  if [ -x "$bundle/run.sh" ]; then runner=("$bundle/run.sh"); else source "$bundle/env.sh"; fi
   export GST_PLUGIN_PATH="$staged/plugins"
   echo "==== bench_element (4K NV12 CUDA frames, ring of 8)" | tee -a "$txt"
   IFS=";" read -ra elems <<< "${BENCH_ELEMENTS:-cudaintegral;cudaintegral sat-type=u64 squared=true;cudahistogram;cudaboxfilter radius-x=15 radius-y=15;cudaintegral ! cudaboxfilter radius-x=15 radius-y=15;cudahistequalize;cudahistequalize mode=clahe;cudahistogram ! cudahistequalize;cudahalftone;cudahalftone method=ordered}"
   for e in "${elems[@]}"; do
-    timeout 60 "$staged/bench/bench_element" --writable --frames 2000 --json "$json" "$e" 2>&1 | tee -a "$txt"
+    timeout 60 "${runner[@]}" "$staged/bench/bench_element" --writable --frames 2000 --json "$json" "$e" 2>&1 | tee -a "$txt"
+    if [ ${#runner[@]} -gt 0 ]; then
+      # 1.26: latency until the data is finished, with and without the host wait
+      timeout 60 "${runner[@]}" "$staged/bench/bench_element" --writable --consume --frames 1000 --json "$json" "$e" 2>&1 | tee -a "$txt"
+      CIP_FORCE_HOST_SYNC=1 timeout 60 "${runner[@]}" "$staged/bench/bench_element" --writable --consume --frames 1000 --json "$json" "$e" 2>&1 | tee -a "$txt"
+    fi
   done
 fi

@@ -14,25 +14,22 @@
 #include <gst/cuda/gstcudautils.h>
 #endif
 
-/* Waits for work another element queued on `mem` on its own stream (1.24+;
- * 1.22 producers synchronize before pushing). */
-static inline void
-cip_cuda_memory_sync (GstMemory * mem)
-{
+/* 1.24+ hands work downstream on streams: GstCudaMemory carries the
+ * GstCudaStream its producer queued work on, with
+ * GST_CUDA_MEMORY_TRANSFER_NEED_SYNC while that work may be unfinished.
+ * 1.22 has neither: producers synchronize before pushing. */
 #if GST_CHECK_VERSION(1, 24, 0)
-  if (gst_is_cuda_memory (mem))
-    gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (mem));
+#define CIP_HAVE_CUDA_STREAM 1
 #else
-  (void) mem;
+#define CIP_HAVE_CUDA_STREAM 0
 #endif
-}
 
 /* Marks memory written by us and already synchronized: consumers need not
- * wait on our stream (1.24+). */
+ * wait on its stream (1.24+). */
 static inline void
 cip_cuda_memory_mark_synced (GstMemory * mem)
 {
-#if GST_CHECK_VERSION(1, 24, 0)
+#if CIP_HAVE_CUDA_STREAM
   GST_MEMORY_FLAG_UNSET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
 #else
   (void) mem;

@@ -3,8 +3,19 @@
  * scratch frames, the workspace, device state, and one frame on the GPU.
  *
  * GStreamer 1.22 has no stream API to hand work downstream, so the element's
- * stream is synchronized once per frame before buffers leave the element;
- * on 1.24+ input memory written on another stream is synced first. */
+ * stream is synchronized once per frame before buffers leave the element.
+ * On 1.24+ the element's stream is a GstCudaStream set on its CUDA pools, and
+ * a frame in CUDA memory is handed over without a host wait: the element's
+ * stream waits (an event, on the device) for work pending on the input's
+ * stream, and afterwards every other stream whose memory it touched waits
+ * for the element's work, all of that memory flagged NEED_SYNC, so a
+ * consumer on any stream that follows the GstCudaMemory rules
+ * (gst_cuda_memory_sync(), or waiting on the memory's stream) reads finished
+ * data, and a producer that reuses its buffer does not overwrite data still
+ * being read. The host still waits when the result goes to system memory,
+ * when finish() reads results, when some memory has no stream (its producer
+ * synchronized, so later writers will not wait for us), and when
+ * CIP_FORCE_HOST_SYNC=1 is set (to measure the difference). */
 #include "gstcudaimgprocfilterpriv.h"
 
 #include <cuda_runtime_api.h>
@@ -24,6 +35,16 @@ struct DevFrame {
 
 struct CipGpu {
   cudaStream_t stream = nullptr;
+#if CIP_HAVE_CUDA_STREAM
+  GstCudaStream *gst_stream = nullptr;  /* owns `stream`; set on our pools */
+  cudaEvent_t ready = nullptr;          /* work pending on another stream */
+  cudaEvent_t done = nullptr;           /* the frame's work on our stream */
+  /* this frame: other streams to wait for our work, and whether some memory
+   * had no stream (then the host waits) */
+  GPtrArray *waiters = nullptr;
+  bool touched_unordered = false;
+#endif
+  bool force_host_sync = false;         /* CIP_FORCE_HOST_SYNC=1 */
   DevFrame in_dev, out_dev;     /* scratch frames for system memory */
   void *ws = nullptr;
   gsize ws_bytes = 0;
@@ -96,8 +117,20 @@ free_context_resources (GstCudaImgprocFilter * self)
     free_dev_frame (g->out_dev);
     if (g->ws)
       cudaFree (g->ws);
+#if CIP_HAVE_CUDA_STREAM
+    if (g->ready)
+      cudaEventDestroy (g->ready);
+    if (g->done)
+      cudaEventDestroy (g->done);
+    g->ready = g->done = nullptr;
+    /* the stream lives on while memory of our pools refers to it */
+    if (g->gst_stream)
+      gst_cuda_stream_unref (g->gst_stream);
+    g->gst_stream = nullptr;
+#else
     if (g->stream)
       cudaStreamDestroy (g->stream);
+#endif
     gst_cuda_context_pop (NULL);
   }
   g->ws = nullptr;
@@ -112,8 +145,23 @@ create_stream (GstCudaImgprocFilter * self)
 
   if (!push (self))
     return FALSE;
+#if CIP_HAVE_CUDA_STREAM
+  /* a GstCudaStream, so that our memory tells consumers where to wait */
+  g->gst_stream = gst_cuda_stream_new (context_of (self));
+  gboolean ok = g->gst_stream != nullptr;
+  if (!ok)
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("CUDA call failed: creating a stream"), (NULL));
+  else
+    g->stream = (cudaStream_t) gst_cuda_stream_get_handle (g->gst_stream);
+  ok = ok && cuda_ok (self, cudaEventCreateWithFlags (&g->ready,
+          cudaEventDisableTiming), "creating an event") &&
+      cuda_ok (self, cudaEventCreateWithFlags (&g->done,
+          cudaEventDisableTiming), "creating an event");
+#else
   gboolean ok = cuda_ok (self, cudaStreamCreateWithFlags (&g->stream,
           cudaStreamNonBlocking), "creating a stream");
+#endif
   gst_cuda_context_pop (NULL);
   return ok;
 }
@@ -130,7 +178,16 @@ cip_gpu_open (GstCudaImgprocFilter * self, gint device_id, gboolean required)
       gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id,
           (GstCudaContext **) & priv->context)) {
     priv->gpu = new CipGpu ();
+    priv->gpu->force_host_sync =
+        g_strcmp0 (g_getenv ("CIP_FORCE_HOST_SYNC"), "1") == 0;
+#if CIP_HAVE_CUDA_STREAM
+    priv->gpu->waiters = g_ptr_array_new ();
+#endif
     if (!create_stream (self)) {
+      free_context_resources (self);
+#if CIP_HAVE_CUDA_STREAM
+      g_ptr_array_unref (priv->gpu->waiters);
+#endif
       delete priv->gpu;
       priv->gpu = nullptr;
       return FALSE;
@@ -157,6 +214,9 @@ cip_gpu_close (GstCudaImgprocFilter * self)
 
   if (priv->gpu) {
     free_context_resources (self);
+#if CIP_HAVE_CUDA_STREAM
+    g_ptr_array_unref (priv->gpu->waiters);
+#endif
     delete priv->gpu;
     priv->gpu = nullptr;
   }
@@ -264,6 +324,16 @@ caps_are_cuda (GstCaps * caps)
   return f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
 }
 
+/* CUDA pools of ours carry our stream (1.24+): consumers of their memory
+ * then know where our work runs. */
+static void
+config_set_stream (GstCudaImgprocFilter * self, GstStructure * config)
+{
+#if CIP_HAVE_CUDA_STREAM
+  gst_buffer_pool_config_set_cuda_stream (config, PRIV (self)->gpu->gst_stream);
+#endif
+}
+
 /* A pool for `caps` of our context (CUDA caps) or a video pool. */
 static GstBufferPool *
 make_pool (GstCudaImgprocFilter * self, GstCaps * caps, guint * size,
@@ -276,6 +346,8 @@ make_pool (GstCudaImgprocFilter * self, GstCaps * caps, guint * size,
 
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   gst_buffer_pool_config_set_params (config, caps, *size, min, max);
+  if (caps_are_cuda (caps))
+    config_set_stream (self, config);
   if (!gst_buffer_pool_set_config (pool, config)) {
     gst_object_unref (pool);
     return nullptr;
@@ -334,6 +406,7 @@ cip_gpu_decide_allocation (GstCudaImgprocFilter * self, GstQuery * query)
     gst_buffer_pool_config_add_option (config,
         GST_BUFFER_POOL_OPTION_VIDEO_META);
     gst_buffer_pool_config_set_params (config, outcaps, size, min, max);
+    config_set_stream (self, config);
     if (!gst_buffer_pool_set_config (pool, config))
       gst_clear_object (&pool);
     else {
@@ -355,6 +428,94 @@ cip_gpu_decide_allocation (GstCudaImgprocFilter * self, GstQuery * query)
     gst_query_add_allocation_pool (query, pool, size, min, max);
   gst_object_unref (pool);
   return TRUE;
+}
+
+/* ---- stream hand-over (1.24+) -------------------------------------------- */
+
+/* Notes CUDA memory this frame reads or writes. Our stream waits (on the
+ * device) for work pending on the memory's own stream; that stream is
+ * remembered, to wait in turn for our work (frame_handover()). */
+static gboolean
+touch_memory (GstCudaImgprocFilter * self, GstMemory * mem)
+{
+#if CIP_HAVE_CUDA_STREAM
+  CipGpu *g = PRIV (self)->gpu;
+
+  if (!gst_is_cuda_memory (mem))
+    return TRUE;
+  GstCudaStream *s = gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (mem));
+  cudaStream_t h = s ? (cudaStream_t) gst_cuda_stream_get_handle (s) : nullptr;
+  if (!h) {
+    /* no stream: its producer synchronized, and whoever writes it next will
+     * not wait for us: the host has to */
+    g->touched_unordered = true;
+    return TRUE;
+  }
+  if (h == g->stream)
+    return TRUE;                /* ordered on our stream already */
+  if (GST_MEMORY_FLAG_IS_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC) &&
+      !(cuda_ok (self, cudaEventRecord (g->ready, h), "recording an event") &&
+          cuda_ok (self, cudaStreamWaitEvent (g->stream, g->ready, 0),
+              "waiting for the input's stream")))
+    return FALSE;
+  for (guint i = 0; i < g->waiters->len; i++)
+    if (g_ptr_array_index (g->waiters, i) == (gpointer) h)
+      return TRUE;
+  g_ptr_array_add (g->waiters, (gpointer) h);
+  return TRUE;
+#else
+  (void) self;
+  (void) mem;
+  return TRUE;
+#endif
+}
+
+#if CIP_HAVE_CUDA_STREAM
+static void
+set_need_sync (GstBuffer * buf)
+{
+  for (guint i = 0; buf && i < gst_buffer_n_memory (buf); i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buf, i);
+    if (gst_is_cuda_memory (mem))
+      GST_MINI_OBJECT_FLAG_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+  }
+}
+#endif
+
+/* Ends a frame whose CUDA memory can carry our work downstream without a
+ * host wait (see the top of the file): returns FALSE when the host must
+ * wait instead. */
+static gboolean
+frame_handover (GstCudaImgprocFilter * self, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+#if CIP_HAVE_CUDA_STREAM
+  GstCudaImgprocFilterPrivate *priv = PRIV (self);
+  CipGpu *g = priv->gpu;
+
+  if (g->touched_unordered)
+    return FALSE;
+  if (!cuda_ok (self, cudaEventRecord (g->done, g->stream),
+          "recording an event"))
+    return FALSE;
+  for (guint i = 0; i < g->waiters->len; i++) {
+    if (!cuda_ok (self, cudaStreamWaitEvent ((cudaStream_t)
+                g_ptr_array_index (g->waiters, i), g->done, 0),
+            "handing the frame to another stream"))
+      return FALSE;
+  }
+  /* read or written by queued work: the next user waits on the stream */
+  set_need_sync (inbuf);
+  set_need_sync (outbuf);
+  for (guint i = 0; i < priv->n_pending; i++)
+    set_need_sync (priv->pending[i].buffer);
+  return TRUE;
+#else
+  (void) self;
+  (void) inbuf;
+  (void) outbuf;
+  return FALSE;
+#endif
 }
 
 /* ---- workspace, state and auxiliary scratch ------------------------------- */
@@ -501,7 +662,8 @@ cip_gpu_map_table (GstCudaImgprocFilter * self, GstMemory * mem,
   if (!gst_is_cuda_memory (mem) ||
       GST_CUDA_MEMORY_CAST (mem)->context != context_of (self))
     return FALSE;
-  cip_cuda_memory_sync (mem);
+  if (!touch_memory (self, mem))
+    return FALSE;
   return gst_memory_map (mem, map,
       (GstMapFlags) (GST_MAP_READ | GST_MAP_CUDA));
 }
@@ -605,6 +767,7 @@ cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
   GstCudaImgprocFrame in, out, host_in, host_out;
   GstCudaImgprocRun run;
   GstFlowReturn ret = GST_FLOW_ERROR;
+  bool host_results = false, sync_on_host = true;
 
   if (!g->stream) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("No CUDA stream"),
@@ -619,6 +782,10 @@ cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
   if (!push (self))
     return GST_FLOW_ERROR;
   pushed = true;
+#if CIP_HAVE_CUDA_STREAM
+  g_ptr_array_set_size (g->waiters, 0);
+  g->touched_unordered = false;
+#endif
 
   run.gpu = true;
   run.stream = (cip::Stream) g->stream;
@@ -637,7 +804,8 @@ cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
   if (in_cuda) {
     /* memory written on another stream: wait for it before reading */
     for (guint i = 0; i < gst_buffer_n_memory (inbuf); i++)
-      cip_cuda_memory_sync (gst_buffer_peek_memory (inbuf, i));
+      if (!touch_memory (self, gst_buffer_peek_memory (inbuf, i)))
+        goto done;
     cip_fill_frame (&in, in_info, &vin, crop, true);
   } else {
     cip_fill_frame (&host_in, in_info, &vin, crop, false);
@@ -656,8 +824,12 @@ cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
       goto done;
     }
     out_mapped = true;
-    if (out_cuda)
+    if (out_cuda) {
+      for (guint i = 0; i < gst_buffer_n_memory (outbuf); i++)
+        if (!touch_memory (self, gst_buffer_peek_memory (outbuf, i)))
+          goto done;
       cip_fill_frame (&out, &out_info, &vout, nullptr, true);
+    }
     else {
       cip_fill_frame (&host_out, &out_info, &vout, nullptr, false);
       if (!ensure_dev_frame (self, g->out_dev, &out_info, &out))
@@ -674,29 +846,42 @@ cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
   }
   for (guint i = 0; ret == GST_FLOW_OK && i < priv->n_pending; i++) {
     CipAuxPending & p = priv->pending[i];
-    if (p.download_from && !cuda_ok (self, cudaMemcpyAsync (p.map.data,
+    if (!p.download_from) {
+      /* a table in CUDA memory of our pool */
+      if (!touch_memory (self, gst_buffer_peek_memory (p.buffer, 0)))
+        ret = GST_FLOW_ERROR;
+      continue;
+    }
+    host_results = true;
+    if (!cuda_ok (self, cudaMemcpyAsync (p.map.data,
                 p.download_from, p.bytes, cudaMemcpyDeviceToHost, g->stream),
             "downloading an output table"))
       ret = GST_FLOW_ERROR;
   }
 
 done:
-  /* always drain the stream before buffers are unmapped or reused */
-  if (pushed) {
+  /* the host waits unless everything stays in CUDA memory that tells its
+   * users where to wait (1.24+); always after an error */
+  if (ret == GST_FLOW_OK && in_cuda && (!outbuf || in_place_write || out_cuda)
+      && !host_results && !klass->finish && !g->force_host_sync &&
+      frame_handover (self, inbuf, outbuf)) {
+    sync_on_host = false;
+  }
+  if (pushed && sync_on_host) {
     cudaError_t err = cudaStreamSynchronize (g->stream);
     if (ret == GST_FLOW_OK && !cuda_ok (self, err, "running the kernels"))
       ret = GST_FLOW_ERROR;
     else if (err != cudaSuccess)
       cudaGetLastError ();
-  }
-  /* synchronized above: consumers need not wait on our stream */
-  if (out_mapped && out_cuda) {
-    for (guint i = 0; i < gst_buffer_n_memory (outbuf); i++)
-      cip_cuda_memory_mark_synced (gst_buffer_peek_memory (outbuf, i));
-  }
-  if (in_place_write && in_cuda && in_mapped) {
-    for (guint i = 0; i < gst_buffer_n_memory (inbuf); i++)
-      cip_cuda_memory_mark_synced (gst_buffer_peek_memory (inbuf, i));
+    /* synchronized: consumers need not wait on our stream */
+    if (out_mapped && out_cuda) {
+      for (guint i = 0; i < gst_buffer_n_memory (outbuf); i++)
+        cip_cuda_memory_mark_synced (gst_buffer_peek_memory (outbuf, i));
+    }
+    if (in_place_write && in_cuda && in_mapped) {
+      for (guint i = 0; i < gst_buffer_n_memory (inbuf); i++)
+        cip_cuda_memory_mark_synced (gst_buffer_peek_memory (inbuf, i));
+    }
   }
   if (pushed)
     gst_cuda_context_pop (NULL);

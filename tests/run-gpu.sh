@@ -5,10 +5,13 @@
 # The executables to run are those the build defines, listed by Meson in
 # tests/test-executables.list (copied by tests/stage-gpu.sh): a missing list
 # or a missing executable is a failure, never "0 failed".
-# Usage: tests/run-gpu.sh [BUILD_DIR]   (default build)
+# Usage: tests/run-gpu.sh [BUILD_DIR [BUNDLE]]   (default build, .gpu/gst)
+# A BUNDLE with a run.sh (the 1.26 one, .gpu/gst126) starts every executable
+# through its own C library and loader.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
+bundle=${2:-$top/.gpu/gst}
 out=${OUT:-/tmp}
 list="$build/tests/test-executables.list"
 if [ ! -s "$list" ]; then
@@ -20,9 +23,14 @@ if [ "${#names[@]}" -eq 0 ]; then
   echo "gpu tests: FAIL: $list names no test executable"
   exit 1
 fi
-source "$top/.gpu/gst/env.sh"
+runner=()
+if [ -x "$bundle/run.sh" ]; then
+  runner=("$bundle/run.sh")
+else
+  source "$bundle/env.sh"
+fi
 export GST_PLUGIN_PATH="$build/plugins" CIP_REQUIRE_GPU=1 CK_FORK=no
-export CK_DEFAULT_TIMEOUT=600 GST_REGISTRY="/tmp/cip-gpu-registry.bin"
+export CK_DEFAULT_TIMEOUT=600 GST_REGISTRY="/tmp/cip-gpu-registry-$(basename "$bundle").bin"
 log="$out/gpu-tests.log"
 pass=0; fail=0; failed=()
 for name in "${names[@]}"; do
@@ -34,7 +42,7 @@ for name in "${names[@]}"; do
   fi
   start=$(date +%s)
   echo "==== $name" >> "$log"
-  timeout "${CIP_TEST_TIMEOUT:-600}" "$t" > "/tmp/$name.log" 2>&1
+  timeout "${CIP_TEST_TIMEOUT:-600}" "${runner[@]}" "$t" > "/tmp/$name.log" 2>&1
   rc=$?
   if [ "$rc" -eq 0 ]; then
     pass=$((pass + 1)); r=PASS

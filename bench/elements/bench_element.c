@@ -5,7 +5,12 @@
  * and p99). Not a test.
  *
  *   bench_element [--frames N] [--width W] [--height H] [--format NV12]
- *                 [--ring 8] [--writable] [--json PATH] "cudaintegral"
+ *                 [--ring 8] [--writable] [--consume] [--json PATH] "cudaintegral"
+ *
+ * --consume: the sink waits for each frame's GPU work (gst_cuda_memory_sync,
+ * GStreamer 1.24+), so latency is until the data is finished, as a consumer
+ * sees it; compare runs with and without CIP_FORCE_HOST_SYNC=1 (the elements'
+ * host wait per frame) for the cost of that wait.
  */
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
@@ -15,6 +20,9 @@
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudautils.h>
+#if GST_CHECK_VERSION(1, 24, 0)
+#include <gst/cuda/gstcudastream.h>
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,11 +30,19 @@
 
 static gint64 *push_time, *lat;
 static volatile gint n_done;
+static gboolean consume;
 
 static void
 on_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad, gpointer user)
 {
   guint64 i = GST_BUFFER_OFFSET (buf);
+#if GST_CHECK_VERSION(1, 24, 0)
+  for (guint m = 0; consume && m < gst_buffer_n_memory (buf); m++) {
+    GstMemory *mem = gst_buffer_peek_memory (buf, m);
+    if (gst_is_cuda_memory (mem))
+      gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (mem));
+  }
+#endif
   gint64 now = g_get_monotonic_time ();
   lat[i] = now - push_time[i];
   g_atomic_int_inc (&n_done);
@@ -52,6 +68,8 @@ main (int argc, char **argv)
     {"height", 'h', 0, G_OPTION_ARG_INT, &height, "Height (2160)", "H"},
     {"ring", 'r', 0, G_OPTION_ARG_INT, &ring, "Distinct frames (8)", "R"},
     {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Format (NV12)", "F"},
+    {"consume", 0, 0, G_OPTION_ARG_NONE, &consume,
+        "The sink waits for each frame's GPU work (1.24+)", NULL},
     {"json", 'j', 0, G_OPTION_ARG_STRING, &json, "Append a JSON line", "PATH"},
     {"pattern", 'p', 0, G_OPTION_ARG_STRING, &pattern,
         "Frame content: random (default) or gradient", "P"},
@@ -93,6 +111,11 @@ main (int argc, char **argv)
   GstStructure *cfg = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_add_option (cfg, GST_BUFFER_POOL_OPTION_VIDEO_META);
   gst_buffer_pool_config_set_params (cfg, caps, info.size, ring, ring);
+#if GST_CHECK_VERSION(1, 24, 0)
+  /* frames on a stream of their own, as from a decoder (1.24+) */
+  GstCudaStream *stream = gst_cuda_stream_new (ctx);
+  gst_buffer_pool_config_set_cuda_stream (cfg, stream);
+#endif
   gst_buffer_pool_set_config (pool, cfg);
   gst_buffer_pool_set_active (pool, TRUE);
   GstBuffer **frames_ring = g_new0 (GstBuffer *, ring);
@@ -178,18 +201,24 @@ main (int argc, char **argv)
   double fps = n / ((t1 - t0) / 1e6);
   double med = lat[warm + n / 2] / 1000.0, p99 = lat[warm + n * 99 / 100] / 1000.0;
   printf ("%-40s %dx%d %s: %8.1f fps, latency median %.3f ms, p99 %.3f ms "
-      "(%d frames, %s)\n", argv[1], width, height,
+      "(%d frames, %s%s%s)\n", argv[1], width, height,
       GST_VIDEO_INFO_NAME (&info), fps, med, p99, n,
-      writable ? "writable pool buffers" : "ring of shared frames");
+      writable ? "writable pool buffers" : "ring of shared frames",
+      consume ? ", sink waits for the GPU" : "",
+      g_strcmp0 (g_getenv ("CIP_FORCE_HOST_SYNC"), "1") ? "" :
+      ", CIP_FORCE_HOST_SYNC=1");
   if (json) {
     FILE *f = fopen (json, "a");
     if (f) {
       fprintf (f, "{\"bench\": \"element\", \"pipeline\": \"%s\", \"width\": %d, "
           "\"height\": %d, \"format\": \"%s\", \"fps\": %.1f, "
           "\"latency_median_ms\": %.4f, \"latency_p99_ms\": %.4f, "
-          "\"frames\": %d, \"writable\": %s}\n", argv[1], width, height,
+          "\"frames\": %d, \"writable\": %s, \"consume\": %s, "
+          "\"host_sync\": %s, \"gst\": \"%d.%d\"}\n", argv[1], width, height,
           GST_VIDEO_INFO_NAME (&info), fps, med, p99, n,
-          writable ? "true" : "false");
+          writable ? "true" : "false", consume ? "true" : "false",
+          g_strcmp0 (g_getenv ("CIP_FORCE_HOST_SYNC"), "1") ? "false" : "true",
+          GST_VERSION_MAJOR, GST_VERSION_MINOR);
       fclose (f);
     }
   }
@@ -204,6 +233,9 @@ main (int argc, char **argv)
     gst_clear_buffer (&frames_ring[i]);
   gst_buffer_pool_set_active (pool, FALSE);
   gst_object_unref (pool);
+#if GST_CHECK_VERSION(1, 24, 0)
+  gst_cuda_stream_unref (stream);
+#endif
   gst_object_unref (ctx);
   return rc;
 }

@@ -60,7 +60,7 @@ for_each_path (const std::function<void (const Path &)> &body)
 
 #ifdef HAVE_GST_CUDA
 /* One context for the whole executable: opening one per case is slow. */
-static GstCudaContext *
+GstCudaContext *
 shared_context ()
 {
   static GstCudaContext *ctx = nullptr;

@@ -57,6 +57,12 @@ void for_each_path (const std::function<void (const Path &)> &body);
 /* True when a CUDA device works (probed once). */
 bool gpu_works ();
 
+#ifdef HAVE_GST_CUDA
+/* The CUDA context of the test executable's CUDA frames (device 0, opened
+ * once); elements given its memory adopt it. */
+GstCudaContext *shared_context ();
+#endif
+
 /* Input frames of one format and size in one memory. System memory frames may
  * have padded strides; CUDA memory frames come from a CUDA buffer pool of a
  * context shared by the whole test executable (pad is ignored: the pool

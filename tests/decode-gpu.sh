@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# GPU machine: hardware decode straight into CUDA memory and the elements on
+# it, zero copy. For each input of tests/make-media.sh:
+#   nvh264dec/nvh265dec ! cudaintegral ! cudaboxfilter ! cudahistogram !
+#   cudahistequalize ! cudadownload ! checksumsink
+# must negotiate memory:CUDAMemory on every link from the decoder to
+# cudadownload (checked in gst-launch -v's caps of every pad: no
+# download/upload in between), and its per-frame checksums must equal those
+# of the same chain with compute=cpu behind cudadownload (the CPU references
+# on the same decoded frames; NVDEC output is deterministic).
+# H.265 Main 10 (P010_10LE) runs when the elements accept P010_10LE (high bit
+# depth), else it is skipped with a message.
+# Usage: tests/decode-gpu.sh STAGED_BUILD BUNDLE MEDIA_DIR
+#   BUNDLE: .gpu/gst (1.22, env.sh) or .gpu/gst126 (1.26, run.sh)
+set -uo pipefail
+build=$(cd "${1:?usage: decode-gpu.sh STAGED_BUILD BUNDLE MEDIA_DIR}" && pwd)
+bundle=$(cd "${2:?}" && pwd); media=$(cd "${3:?}" && pwd)
+export GST_PLUGIN_PATH="$build/plugins"
+if [ -x "$bundle/run.sh" ]; then
+  launch() { "$bundle/run.sh" gst-launch-1.0 "$@"; }
+  inspect() { "$bundle/run.sh" gst-inspect-1.0 "$@"; }
+else
+  source "$bundle/env.sh"
+  launch() { gst-launch-1.0 "$@"; }
+  inspect() { gst-inspect-1.0 "$@"; }
+fi
+out=${OUT:-/tmp}/decode; mkdir -p "$out"
+chain() {  # chain COMPUTE
+  echo "cudaintegral compute=$1 ! cudaboxfilter compute=$1 radius-x=4 radius-y=4 ! \
+    cudahistogram compute=$1 ! cudahistequalize compute=$1"
+}
+fail=0; ran=0
+check() {  # check NAME FILE DEMUX PARSE DECODER FORMAT
+  local name=$1 file=$media/$2 demux=$3 parse=$4 dec=$5 fmt=$6
+  [ -s "$file" ] || { echo "decode $name: FAIL (missing $file: run tests/make-media.sh)"; fail=1; return; }
+  local head="filesrc location=$file ! $demux ! $parse ! $dec ! video/x-raw(memory:CUDAMemory),format=$fmt"
+  launch -v $head ! $(chain gpu) ! cudadownload ! checksumsink > "$out/$name-gpu.log" 2>&1
+  local rc=$?
+  launch $head ! cudadownload ! $(chain cpu) ! checksumsink > "$out/$name-cpu.log" 2>&1
+  local rc2=$?
+  # caps of every pad between the decoder and cudadownload (gst-launch -v)
+  local links bad
+  links=$(grep -E 'Gst(CudaIntegral|CudaBoxFilter|CudaHistogram|CudaHistEqualize|CapsFilter|Nv[A-Za-z0-9]*Dec[a-z]*|CudaDownload):[a-z0-9_]+\.GstPad:(src|sink): caps' "$out/$name-gpu.log" | grep -v 'GstCudaDownload:[a-z0-9_]*\.GstPad:src')
+  bad=$(echo "$links" | grep -v 'memory:CUDAMemory' || true)
+  grep -E '^[0-9]+:[0-9]+:[0-9.]+ [0-9a-f]+' "$out/$name-gpu.log" | awk '{print $2}' > "$out/$name-gpu.sum"
+  grep -E '^[0-9]+:[0-9]+:[0-9.]+ [0-9a-f]+' "$out/$name-cpu.log" | awk '{print $2}' > "$out/$name-cpu.sum"
+  local n; n=$(wc -l < "$out/$name-gpu.sum")
+  ran=1
+  if [ $rc -ne 0 ] || [ $rc2 -ne 0 ]; then
+    echo "decode $name: FAIL (gst-launch exit $rc / $rc2; see $out/$name-*.log)"; tail -n 5 "$out/$name-gpu.log"; fail=1
+  elif [ "$(echo "$links" | grep -c caps)" -lt 12 ] || [ -n "$bad" ]; then
+    echo "decode $name: FAIL (a link is not memory:CUDAMemory, or caps not found):"; echo "${bad:-$links}" | head; fail=1
+  elif [ "$n" -lt 30 ] || ! cmp -s "$out/$name-gpu.sum" "$out/$name-cpu.sum"; then
+    echo "decode $name: FAIL ($n frames; GPU and CPU checksums differ: diff $out/$name-{gpu,cpu}.sum)"; fail=1
+  else
+    echo "decode $name: PASS ($n frames equal to compute=cpu; $(echo "$links" | grep -c caps) pad caps all memory:CUDAMemory)"
+  fi
+}
+check h264-1080p h264-1080p.mp4 qtdemux h264parse nvh264dec NV12
+check h264-2160p h264-2160p.mp4 qtdemux h264parse nvh264dec NV12
+if inspect cudahistequalize 2>/dev/null | grep -q P010_10LE; then
+  check h265-10bit-1080p h265-10bit-1080p.mkv matroskademux h265parse nvh265dec P010_10LE
+else
+  echo "decode h265-10bit-1080p: SKIPPED: the elements do not accept P010_10LE yet (high bit depth not merged)"
+fi
+[ $ran -eq 1 ] && [ $fail -eq 0 ] && echo "decode tests: PASS" || { echo "decode tests: FAIL"; exit 1; }

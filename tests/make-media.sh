@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Encodes the inputs of the hardware-decode test, example and bench (never
+# committed: made at staging time) with Debian's encoders: x264enc (package
+# gstreamer1.0-plugins-ugly) and x265enc (gstreamer1.0-plugins-bad). Caps that
+# NVDEC accepts: H.264 High 4:2:0 from I420; H.265 Main 10 from I420_10LE.
+#   h264-1080p.mp4        1920x1080, 300 frames at 30 fps (moving SMPTE bars)
+#   h264-2160p.mp4        3840x2160, 120 frames (moving zone plate)
+#   h265-10bit-1080p.mkv  1920x1080 Main 10, 90 frames
+# Usage: tests/make-media.sh DIR   (files already there are kept)
+set -euo pipefail
+dir=${1:?usage: make-media.sh DIR}
+mkdir -p "$dir"
+enc() {  # enc FILE SOURCE-AND-ENCODER...
+  local f=$dir/$1; shift
+  [ -s "$f" ] && return 0
+  echo "== encoding $f"
+  gst-launch-1.0 -q "$@" filesink location="$f.part" && mv "$f.part" "$f"
+}
+enc h264-1080p.mp4 videotestsrc num-buffers=300 pattern=smpte horizontal-speed=3 ! \
+  video/x-raw,format=I420,width=1920,height=1080,framerate=30/1 ! \
+  x264enc bitrate=6000 speed-preset=veryfast key-int-max=60 ! video/x-h264,profile=high ! \
+  h264parse ! mp4mux !
+enc h264-2160p.mp4 videotestsrc num-buffers=120 pattern=zone-plate kx2=20 ky2=20 kt=1 ! \
+  video/x-raw,format=I420,width=3840,height=2160,framerate=30/1 ! \
+  x264enc bitrate=20000 speed-preset=veryfast key-int-max=60 ! video/x-h264,profile=high ! \
+  h264parse ! mp4mux !
+enc h265-10bit-1080p.mkv videotestsrc num-buffers=90 pattern=smpte horizontal-speed=3 ! \
+  video/x-raw,format=I420_10LE,width=1920,height=1080,framerate=30/1 ! \
+  x265enc bitrate=4000 speed-preset=ultrafast ! video/x-h265,profile=main-10 ! \
+  h265parse ! matroskamux !
+ls -l "$dir"

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Builds the project against GStreamer 1.26 (Debian 13) for the GPU machine
+# and stages everything a GPU run needs, here (CPU work only):
+#   .gpu/gst126     GStreamer 1.26 with its own C library and loader (run.sh),
+#                   from ../shared/gpu/gst-bundle-trixie.sh, plus the plugins
+#                   the tests use (videocrop, pango, videofilter)
+#   .gpu/build126   plugin, test executables and their list, bench_element,
+#                   decode test (as tests/stage-gpu.sh stages a 1.22 build)
+#   .gpu/media      H.264/H.265 inputs of the decode test (tests/make-media.sh)
+#   .gpu/gpu126.tar the three above, for carrying (the GPU machine untars it)
+# The build runs inside the Debian 13 root ${TRIXIE_ROOT:-/tmp/trixie-gst},
+# with /usr/local/cuda and this checkout bind-mounted, into build-gpu126.
+# On the GPU machine: bash tests/run-gpu-126.sh (tests, decode, bench).
+# Usage: tests/stage-gpu-126.sh [--no-build]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+tools=${GPU_TOOLS:-$top/../shared/gpu}
+root=${TRIXIE_ROOT:-/tmp/trixie-gst}
+cd "$top"
+in_root() {
+  chroot "$root" /usr/bin/env -i HOME=/root \
+    PATH=/usr/local/cuda/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    DEBIAN_FRONTEND=noninteractive bash -c "$1"
+}
+
+# 1. the root (made by the bundle script) and what building needs in it
+[ -x "$root/usr/bin/gst-launch-1.0" ] || bash "$tools/gst-bundle-trixie.sh" .gpu/gst126
+pkgs="meson ninja-build pkg-config gcc g++ libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+  libgstreamer-plugins-bad1.0-dev libgl-dev gstreamer1.0-x gstreamer1.0-plugins-ugly"
+missing=$(in_root "for p in $(echo $pkgs); do dpkg -s \$p >/dev/null 2>&1 || echo \$p; done")
+if [ -n "$missing" ]; then
+  echo "== installing in $root: $missing"
+  cp /etc/resolv.conf "$root/etc/resolv.conf"
+  in_root "apt-get update -qq && apt-get install -y -qq --no-install-recommends $(echo $missing) >/tmp/cip-apt.log 2>&1"
+fi
+
+# 2. the bundle, with the extra plugins the element tests use
+extra=$(mktemp -d)
+for p in videocrop pango videofilter; do
+  ln -s "$root/usr/lib/x86_64-linux-gnu/gstreamer-1.0/libgst$p.so" "$extra/"
+done
+bash "$tools/gst-bundle-trixie.sh" .gpu/gst126 "$extra" | sed 's/^/bundle: /'
+rm -rf "$extra"
+
+# 3. build inside the root
+mkdir -p "$root/usr/local/cuda" "$root/src/cip"
+mounted=()
+cleanup() { for m in "${mounted[@]}"; do umount "$m" 2>/dev/null || true; done; }
+trap cleanup EXIT
+mount --bind /usr/local/cuda "$root/usr/local/cuda"; mounted+=("$root/usr/local/cuda")
+mount -o remount,bind,ro "$root/usr/local/cuda"
+mount --bind "$top" "$root/src/cip"; mounted+=("$root/src/cip")
+if [ "${1:-}" != "--no-build" ]; then
+  in_root "cd /src/cip && { [ -f build-gpu126/build.ninja ] || meson setup build-gpu126 -Dcuda-arch=sm_90 -Dcuda=enabled -Dbench=enabled; } && ninja -j2 -C build-gpu126"
+fi
+
+# 4. stage the build; decode inputs, encoded in the root (x264enc, x265enc)
+bash tests/stage-gpu.sh build-gpu126 .gpu/build126 .gpu/gst126
+in_root "cd /src/cip && bash tests/make-media.sh .gpu/media"
+cleanup; mounted=()
+
+# 5. one file to carry
+tar -cf .gpu/gpu126.tar .gpu/gst126 .gpu/build126 .gpu/media
+du -sh .gpu/gst126 .gpu/build126 .gpu/media .gpu/gpu126.tar
