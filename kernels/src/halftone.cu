@@ -3,7 +3,8 @@
  * measured against, and ordered dithering.
  *
  * skss. A plane is cut into strips of kHtStripRows = 64 rows. A worker is a
- * 64-thread block: warp 0 computes, warp 1 moves data. Workers claim strips
+ * 96-thread block: warp 0 computes, warps 1 and 2 move data in and out.
+ * Workers claim strips
  * through a global ticket (ht_schedule's order: strip s of a plane always
  * after strip s-1), so a worker only ever waits on a strip already claimed
  * by a running worker, and any grid size and residency terminates.
@@ -21,17 +22,24 @@
  * rows from a shared-memory ring; lane 31 puts the strip's last two rows into
  * another. Steps run in chunks of kHtChunk = 32, unrolled: the chunk's input
  * (and history) words are loaded one chunk ahead, its outputs stored after
- * it; chunks where every row is inside the plane skip the edge masks.
+ * it; chunks where every row is inside the plane skip the edge masks, and
+ * row chunks wholly inside it load and store plain words.
  *
- * Mover warp: prefetches the strip's rows into L2; copies the strip above's
- * boundary rows chunk by chunk from global memory into the up ring once that
- * strip's progress word (acquire) says they are final; copies the down ring to
- * this strip's boundary rows in global memory and publishes its progress word
- * (__threadfence + release store): the number of columns of the strip's last
- * row that are final (its second last row is 4 columns further). The two
- * warps synchronize through counters in shared memory (4-chunk rings with
- * back-pressure both ways); the mover never blocks, the compute warp never
- * touches a global flag or fence.
+ * Where the time goes (bench_halftone --probe, H100): an interior chunk costs
+ * ~1.2 us (~37 ns a step), but every strip begins with kS * kRows / kC = 8
+ * chunks crossing the plane's left edge (masks, partial words), ~2.5x
+ * dearer, and the strip below waits for exactly those: the chain is
+ * W + kS * H steps, most of them at the left edge.
+ *
+ * Mover warps: warp 1 prefetches the strip's rows into L2 and copies the
+ * strip above's boundary rows chunk by chunk from global memory into the up
+ * ring once that strip's progress word (acquire) says they are final; warp 2
+ * copies the down ring to this strip's boundary rows in global memory and
+ * publishes its progress word (__threadfence + release store): the number of
+ * columns of the strip's last row that are final (its second last row is 4
+ * columns further). The warps synchronize through counters in shared memory
+ * (4-chunk rings with back-pressure both ways); the movers never block, the
+ * compute warp never touches a global flag or fence.
  *
  * The workspace's ticket, done counter and progress words start at zero
  * (halftone_workspace_init); the last worker to finish puts them back.
@@ -55,6 +63,7 @@ constexpr int kC = kHtChunk;
 constexpr int kS = kHtShift;
 constexpr int kW = kC / 4;          /* 32-bit words per row and chunk */
 constexpr int kNR = 4;              /* ring slots (chunks) */
+constexpr int kHtThreads = 96;      /* compute, up mover, down mover */
 constexpr unsigned kFull = 0xffffffffu;
 
 static_assert (kRpl >= 2, "lane 31 must own both boundary rows");
@@ -211,10 +220,19 @@ compute_chunk (State<KK> &st, const uint32_t (&in)[kRpl][kW],
     const short *up, short *down, int T, const Ctx &c)
 {
   using Tr = Traits<KK>;
-  bool row_ok[kRpl];
+  /* MASK: bit j of inside[r] says whether step j of row r is inside the
+   * plane (one test per step instead of the column arithmetic) */
+  uint32_t inside[kRpl];
 #pragma unroll
-  for (int r = 0; r < kRpl; r++)
-    row_ok[r] = c.lane * kRpl + r < c.nrows;
+  for (int r = 0; r < kRpl; r++) {
+    inside[r] = 0;
+    if constexpr (MASK) {
+      const int x0 = T - kS * (c.lane * kRpl + r);
+      const int lo = max (0, -x0), hi = min (kC, c.width - x0);
+      if (c.lane * kRpl + r < c.nrows && hi > lo)
+        inside[r] = (hi >= 32 ? ~0u : (1u << hi) - 1) & ~((1u << lo) - 1);
+    }
+  }
 #pragma unroll
   for (int r = 0; r < kRpl; r++)
 #pragma unroll
@@ -263,8 +281,7 @@ compute_chunk (State<KK> &st, const uint32_t (&in)[kRpl][kW],
       }
       int ee = vo - sub;
       if constexpr (MASK) {
-        const int x = T + j - kS * (c.lane * kRpl + r);
-        if (!(row_ok[r] && (unsigned) x < (unsigned) c.width))
+        if (!(inside[r] & (1u << j)))
           ee = 0;
       }
       out[r][j >> 2] |= (uint32_t) o << (8 * (j & 3));
@@ -358,6 +375,13 @@ load_chunk (const uint8_t *base, size_t pitch, int step, bool vec, int width,
 #pragma unroll
       for (int g = 0; g < kW; g++)
         w[r][g] = use_ldg ? __ldg (a + g) : a[g];
+    } else if (vec && x0 + kC <= width) {
+      /* the left edge: whole words in or out */
+      const uint32_t *a = reinterpret_cast<const uint32_t *> (row + x0);
+#pragma unroll
+      for (int g = 0; g < kW; g++)
+        if (x0 + 4 * g >= 0)
+          w[r][g] = use_ldg ? __ldg (a + g) : a[g];
     } else {
 #pragma unroll
       for (int g = 0; g < kW; g++)
@@ -401,6 +425,12 @@ store_chunk (uint8_t *base, size_t pitch, int step, bool vec, int width,
 #pragma unroll
       for (int g = 0; g < kW; g++)
         a[g] = w[r][g];
+    } else if (vec && x0 + kC <= width) {
+      uint32_t *a = reinterpret_cast<uint32_t *> (row + x0);
+#pragma unroll
+      for (int g = 0; g < kW; g++)
+        if (x0 + 4 * g >= 0)
+          a[g] = w[r][g];
     } else {
 #pragma unroll
       for (int g = 0; g < kW; g++)
@@ -522,7 +552,7 @@ prefetch_l2 (const void *p)
 }
 
 __device__ void
-mover_strip (const Params &p, const PlaneP &pp, int s, Shared &sm)
+mover_strip (const Params &p, const PlaneP &pp, int s, Shared &sm, bool up_role)
 {
   const int lane = threadIdx.x & 31;
   const int y0 = s * kRows;
@@ -534,7 +564,7 @@ mover_strip (const Params &p, const PlaneP &pp, int s, Shared &sm)
   /* the strip's input (and history) into L2 while it waits for the strip
    * above: the compute warp's loads then come from L2 */
   const size_t src_row = (size_t) (W - 1) * pp.src_step + 1;
-  for (int i = 0; i < nrows; i++) {
+  for (int i = 0; up_role && i < nrows; i++) {
     const uint8_t *r = pp.src + (size_t) (y0 + i) * pp.src_pitch;
     for (size_t o = (size_t) lane * 128; o < src_row; o += 32 * 128)
       prefetch_l2 (r + o);
@@ -549,7 +579,11 @@ mover_strip (const Params &p, const PlaneP &pp, int s, Shared &sm)
   uint32_t *my_word = p.progress + pp.first_strip + s;
   const short *ub = has_up ? pp.bnd + (size_t) (s - 1) * 2 * pp.bw : nullptr;
   short *db = has_down ? pp.bnd + (size_t) s * 2 * pp.bw : nullptr;
-  const int up_total = has_up ? nch : 0, down_total = has_down ? nch : 0;
+  /* one warp takes the strip above's rows in, another sends this strip's
+   * out: a middle strip does both at once, and one warp doing both, with a
+   * global fence per chunk sent, fell behind the compute warp */
+  const int up_total = has_up && up_role ? nch : 0;
+  const int down_total = has_down && !up_role ? nch : 0;
   int m = 0, n = 0;
   int published = 0;
   Watchdog wd;
@@ -625,7 +659,7 @@ mover_strip (const Params &p, const PlaneP &pp, int s, Shared &sm)
 }
 
 template <HalftoneKernel KK, bool BIN, bool TEMP>
-__global__ void __launch_bounds__ (64)
+__global__ void __launch_bounds__ (kHtThreads)
 ht_skss (const Params p)
 {
   __shared__ Shared sm;
@@ -648,7 +682,7 @@ ht_skss (const Params p)
     if (warp == 0)
       compute_strip<KK, BIN, TEMP> (p, pp, strip, sm);
     else
-      mover_strip (p, pp, strip, sm);
+      mover_strip (p, pp, strip, sm, warp == 1);
     __syncthreads ();
   }
   /* the last worker out leaves the control words at zero for the next call */
@@ -816,13 +850,13 @@ Status
 run_skss (const Params &p, int grid, cudaStream_t stream, bool bin, bool temp)
 {
   if (bin && temp)
-    ht_skss<KK, true, true><<<grid, 64, 0, stream>>> (p);
+    ht_skss<KK, true, true><<<grid, kHtThreads, 0, stream>>> (p);
   else if (bin)
-    ht_skss<KK, true, false><<<grid, 64, 0, stream>>> (p);
+    ht_skss<KK, true, false><<<grid, kHtThreads, 0, stream>>> (p);
   else if (temp)
-    ht_skss<KK, false, true><<<grid, 64, 0, stream>>> (p);
+    ht_skss<KK, false, true><<<grid, kHtThreads, 0, stream>>> (p);
   else
-    ht_skss<KK, false, false><<<grid, 64, 0, stream>>> (p);
+    ht_skss<KK, false, false><<<grid, kHtThreads, 0, stream>>> (p);
   CIP_LAUNCH_CHECK (stream, "ht_skss");
   return Status::ok;
 }

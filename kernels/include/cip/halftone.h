@@ -70,16 +70,16 @@
  *
  * GPU algorithms (all bit-identical to the reference):
  * - skss: single-kernel soft synchronization (Funasaka, Nakano, Ito). Strips of
- *   64 rows, one worker (a 64-thread block) per strip at a time, claimed
+ *   64 rows, one worker (a 96-thread block) per strip at a time, claimed
  *   through a global ticket so that any grid size and residency terminates.
  *   In a strip, lane k of the compute warp owns rows 2k and 2k+1, each row
  *   sheared 4 columns left of the one above (parallelogram tiles), so all 64
  *   rows step through their columns in lockstep; errors move down a row
  *   through registers and warp shuffles. The strip's last two rows go to the
  *   next strip through global memory, published chunk by chunk behind a
- *   per-strip progress word (release/acquire) by the block's second warp,
- *   which also fetches the strip above's rows: the compute warp never waits
- *   on global memory. One launch for all planes.
+ *   per-strip progress word (release/acquire) by one of the block's two
+ *   mover warps while the other fetches the strip above's rows: the compute
+ *   warp never waits on global memory. One launch for all planes.
  * - wavefront: one launch per anti-diagonal wavefront of pixels (the
  *   conventional schedule; thousands of launches per frame). For comparison.
  * - single_block: one thread block per plane sweeps the sheared plane column
