@@ -200,6 +200,19 @@ check_meta (GstBuffer * out, const Expected & e, guint bins,
     fail_unless_equals_uint64 (total, (guint64) m->roi_width * m->roi_height);
   }
   fail_unless (gst_histogram_meta_get_counts (m, "nope") == NULL);
+  /* the accessors of bindings */
+  const gchar *const *names = gst_histogram_meta_get_names (m);
+  for (size_t i = 0; i < e.names.size (); i++) {
+    fail_unless_equals_string (names[i], e.names[i].c_str ());
+    guint n = 0;
+    fail_unless (gst_histogram_meta_get_counts_full (m, names[i], &n) ==
+        m->counts + i * bins);
+    fail_unless_equals_int (n, bins);
+  }
+  fail_unless (names[e.names.size ()] == NULL);
+  guint n = 1;
+  fail_unless (gst_histogram_meta_get_counts_full (m, "nope", &n) == NULL);
+  fail_unless_equals_int (n, 0);
 }
 
 static const GValue *
