@@ -521,6 +521,40 @@ draw_what (const char *what, int w, int h, int step, int count, int bins,
 
 const int draw_alphas[] = { 0, 77, 128, 256 };
 
+/* The cases of the reference and GPU tests: every edge size, 1 to 4
+ * histograms, 2 to 256 bins, a planar image with padded rows and the three
+ * colour channels of a packed one; charts covering the whole image and a
+ * rectangle inside it. check (img, planes, n, hist, count, bins, alpha, what)
+ * returns whether the chart came out right. */
+template <typename Check>
+void
+for_each_draw_case (const char *who, Check && check)
+{
+  int n_case = 0;
+  for (int si = 0; si < testutil::n_edge_sizes; si++) {
+    const testutil::Size sz = testutil::edge_sizes[si];
+    for (int count = 1; count <= 4; count++)
+      for (int bins : { 2, 16, 256 }) {
+        const Counts k = all_counts[n_case % 6];
+        const int alpha = draw_alphas[n_case % 4];
+        n_case++;
+        std::vector<uint32_t> hist = make_counts (k, count, bins, n_case);
+        HostImage p = testutil::make_image (sz.w, sz.h, Content::natural, si, 1, 3);
+        HistDrawPlane pl = draw_plane (p, 0, 0, 0, sz.w, sz.h, 16, 235);
+        fail_unless (check (p, &pl, 1, hist, count, bins, alpha,
+                draw_what (who, sz.w, sz.h, 1, count, bins, alpha, k)));
+        HostImage q = testutil::make_image (sz.w, sz.h, Content::random, si, 4, 5);
+        const int x = sz.w / 3, y = sz.h / 4;
+        HistDrawPlane ch[3];
+        for (int c = 0; c < 3; c++)
+          ch[c] = draw_plane (q, c, x, y, sz.w - x, sz.h - y, (uint8_t) (c * 9),
+              (uint8_t) (255 - c * 40));
+        fail_unless (check (q, ch, 3, hist, count, bins, alpha,
+                draw_what (who, sz.w - x, sz.h - y, 4, count, bins, alpha, k)));
+      }
+  }
+}
+
 }  // namespace
 
 /* A hand-checked chart: 4 bins of counts 0, 1, 50, 100 in an 8 x 10 plane:
@@ -548,35 +582,11 @@ GST_START_TEST (test_ref_draw_shape)
 }
 GST_END_TEST;
 
-/* Every edge size, 1 to 4 histograms, 2 to 256 bins, planar with padded rows
- * and the three colour channels of a packed frame; charts covering the whole
- * image and a rectangle inside it. */
+/* The draw cases (for_each_draw_case), then every kind of counts with every
+ * alpha. */
 GST_START_TEST (test_ref_draw)
 {
-  int n_case = 0;
-  for (int si = 0; si < testutil::n_edge_sizes; si++) {
-    const testutil::Size sz = testutil::edge_sizes[si];
-    for (int count = 1; count <= 4; count++)
-      for (int bins : { 2, 16, 256 }) {
-        const Counts k = all_counts[n_case % 6];
-        const int alpha = draw_alphas[n_case % 4];
-        n_case++;
-        std::vector<uint32_t> hist = make_counts (k, count, bins, n_case);
-        HostImage p = testutil::make_image (sz.w, sz.h, Content::natural, si, 1, 3);
-        HistDrawPlane pl = draw_plane (p, 0, 0, 0, sz.w, sz.h, 16, 235);
-        fail_unless (ref_draw_matches (p, &pl, 1, hist, count, bins, alpha,
-                draw_what ("ref", sz.w, sz.h, 1, count, bins, alpha, k)));
-        HostImage q = testutil::make_image (sz.w, sz.h, Content::random, si, 4, 5);
-        const int x = sz.w / 3, y = sz.h / 4;
-        HistDrawPlane ch[3];
-        for (int c = 0; c < 3; c++)
-          ch[c] = draw_plane (q, c, x, y, sz.w - x, sz.h - y, (uint8_t) (c * 9),
-              (uint8_t) (255 - c * 40));
-        fail_unless (ref_draw_matches (q, ch, 3, hist, count, bins, alpha,
-                draw_what ("ref rgba", sz.w - x, sz.h - y, 4, count, bins, alpha, k)));
-      }
-  }
-  /* every kind of counts with every alpha */
+  for_each_draw_case ("ref", ref_draw_matches);
   for (Counts k : all_counts)
     for (int alpha : draw_alphas)
       for (int count : { 1, 3 }) {
@@ -1099,29 +1109,11 @@ gpu_draw_matches (Gpu &g, const HostImage &h, const HistDrawPlane *planes,
 GST_START_TEST (test_gpu_draw)
 {
   Gpu g;
-  int n_case = 0;
-  for (int si = 0; si < testutil::n_edge_sizes; si++) {
-    const testutil::Size sz = testutil::edge_sizes[si];
-    for (int count = 1; count <= 4; count++)
-      for (int bins : { 2, 16, 256 }) {
-        const Counts k = all_counts[n_case % 6];
-        const int alpha = draw_alphas[n_case % 4];
-        n_case++;
-        std::vector<uint32_t> hist = make_counts (k, count, bins, n_case);
-        HostImage p = testutil::make_image (sz.w, sz.h, Content::natural, si, 1, 3);
-        HistDrawPlane pl = draw_plane (p, 0, 0, 0, sz.w, sz.h, 16, 235);
-        fail_unless (gpu_draw_matches (g, p, &pl, 1, hist, count, bins, alpha,
-                draw_what ("gpu", sz.w, sz.h, 1, count, bins, alpha, k)));
-        HostImage q = testutil::make_image (sz.w, sz.h, Content::random, si, 4, 5);
-        const int x = sz.w / 3, y = sz.h / 4;
-        HistDrawPlane ch[3];
-        for (int c = 0; c < 3; c++)
-          ch[c] = draw_plane (q, c, x, y, sz.w - x, sz.h - y, (uint8_t) (c * 9),
-              (uint8_t) (255 - c * 40));
-        fail_unless (gpu_draw_matches (g, q, ch, 3, hist, count, bins, alpha,
-                draw_what ("gpu rgba", sz.w - x, sz.h - y, 4, count, bins, alpha, k)));
-      }
-  }
+  for_each_draw_case ("gpu", [&g] (HostImage &img, const HistDrawPlane *pl,
+          int n, const std::vector<uint32_t> &hist, int count, int bins,
+          int alpha, const std::string &what) {
+        return gpu_draw_matches (g, img, pl, n, hist, count, bins, alpha, what);
+      });
   for (Counts k : all_counts)
     for (int alpha : draw_alphas) {
       std::vector<uint32_t> hist = make_counts (k, 2, 256, 9);
