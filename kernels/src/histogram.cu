@@ -889,8 +889,7 @@ histogram_draw (const uint32_t *d_hist, int count, int bins,
       n_planes, alpha);
   if (st != Status::ok)
     return st;
-  DrawParams prm;
-  memset (&prm, 0, sizeof (prm));
+  DrawParams prm {};
   prm.hist = d_hist;
   prm.count = count;
   prm.bins = bins;
