@@ -5,7 +5,7 @@
  *         [--camera [--device DEV] | --file PATH | --source DESC] [--upload]
  *         [--box WxH] [--margin M] [--radius R] [--init X,Y]
  *         [--strip-every N] [--strip-dir DIR] [--strip-width W] [--display]
- *         [--check-ball] [--tolerance PX] [--preload] [--quiet]
+ *         [--check-ball] [--tolerance PX] [--preload] [--min-fps F] [--quiet]
  *
  * cudaintegral (sat-type=u64 squared=true) attaches the sum and squared-sum
  * tables of the luma to every frame; the application reads only those tables.
@@ -114,7 +114,7 @@ typedef struct
 
   /* statistics */
   gdouble search_us_sum, search_us_max, fetch_us_sum, acquire_us;
-  guint64 searches, acquisitions;
+  guint64 searches, acquisitions, candidates;
   gint64 t_first, t_last;
   gdouble max_err;
   guint64 frames_over;
@@ -362,6 +362,7 @@ track_frame (Tracker * tr, GstBuffer * buf, TrackPoint * pt)
       tr->acquire_us = t2 - t0;
   } else {
     tr->searches++;
+    tr->candidates += (guint64) (xb - xa + 1) * (yb - ya + 1);
     tr->search_us_sum += t2 - t0;
     tr->fetch_us_sum += t1 - t0;
     tr->search_us_max = MAX (tr->search_us_max, (gdouble) (t2 - t0));
@@ -621,7 +622,7 @@ main (int argc, char **argv)
   gboolean preload_src = FALSE, quiet = FALSE;
   gchar *format = NULL, *compute = NULL, *device = NULL, *file = NULL;
   gchar *source = NULL, *box = NULL, *init = NULL, *strip_dir = NULL;
-  gdouble noise_floor = 1.0, min_score = 0.0, tolerance = 4.0;
+  gdouble noise_floor = 1.0, min_score = 0.0, tolerance = 4.0, min_fps = 0;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &frames,
         "Frames to track, 0 = until the end of the input or Ctrl-C (300)", "N"},
@@ -676,6 +677,9 @@ main (int argc, char **argv)
         "PX"},
     {"preload", 0, 0, G_OPTION_ARG_NONE, &preload_src,
         "Render the source into memory before the (timed) run", NULL},
+    {"min-fps", 0, 0, G_OPTION_ARG_DOUBLE, &min_fps,
+        "Exit 1 if the frame rate at the tracker is below this (0 = none)",
+        "F"},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
         "No per-frame lines or messages, only the summary", NULL},
     {NULL}
@@ -863,17 +867,22 @@ main (int argc, char **argv)
   g_print ("# %" G_GUINT64_FORMAT " frames of %ux%u, box %dx%d, ring %d, "
       "radius %d\n", n, tr.plane_w, tr.plane_h, tr.bw, tr.bh, tr.margin,
       tr.radius);
-  if (n > 1 && tr.t_last > tr.t_first)
-    g_print ("# %.1f fps (first to last frame at the tracker)\n",
-        (n - 1) * 1e6 / (tr.t_last - tr.t_first));
+  gdouble fps = n > 1 && tr.t_last > tr.t_first ?
+      (n - 1) * 1e6 / (tr.t_last - tr.t_first) : 0;
+  if (fps > 0)
+    g_print ("# %.1f fps (first to last frame at the tracker)\n", fps);
+  if (min_fps > 0 && fps < min_fps) {
+    g_printerr ("%.1f fps is below --min-fps %.1f\n", fps, min_fps);
+    tr.rc = 1;
+  }
   if (tr.acquisitions)
     g_print ("# whole-frame search: %" G_GUINT64_FORMAT " time(s), first "
         "%.0f us\n", tr.acquisitions, tr.acquire_us);
   if (tr.searches)
     g_print ("# search per frame: %.0f us mean (%.0f us of it reading the "
-        "tables), %.0f us max, %d candidates\n",
+        "tables), %.0f us max, %.0f candidates\n",
         tr.search_us_sum / tr.searches, tr.fetch_us_sum / tr.searches,
-        tr.search_us_max, (2 * tr.radius + 1) * (2 * tr.radius + 1));
+        tr.search_us_max, (gdouble) tr.candidates / tr.searches);
   if (check) {
     g_print ("# ball check: largest error %.2f px, %" G_GUINT64_FORMAT
         " frame(s) over %.1f px\n", tr.max_err, tr.frames_over, tolerance);
