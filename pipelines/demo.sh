@@ -53,3 +53,6 @@ echo
 echo "== cudahalftone: error diffusion (Floyd-Steinberg, Atkinson), ordered"
 echo "   dithering and colour halftoning; before/after pictures:"
 bash "$top/pipelines/halftone.sh" "$build/pictures"
+
+echo; echo "== tracking videotestsrc's ball from the integral image meta (pipelines/track):"
+"$build/pipelines/track" -q --frames 90 --width 640 --height 360 --strip-width 0 --check-ball --strip-dir "$build/pictures/track" | grep -E "fps|search per|ball check|PNG strip:"
