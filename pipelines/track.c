@@ -321,6 +321,8 @@ track_frame (Tracker * tr, GstBuffer * buf, TrackPoint * pt)
   gboolean acquire = !tr->locked;
   gint xa = 0, xb = W - tr->bw, ya = 0, yb = H - tr->bh;
   if (!acquire) {
+    tr->bx = CLAMP (tr->bx, 0, W - tr->bw);
+    tr->by = CLAMP (tr->by, 0, H - tr->bh);
     xa = MAX (tr->bx - tr->radius, 0);
     xb = MIN (tr->bx + tr->radius, W - tr->bw);
     ya = MAX (tr->by - tr->radius, 0);
@@ -434,11 +436,8 @@ tracker_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
     gst_structure_set (s, "ball-x", G_TYPE_DOUBLE, x, "ball-y", G_TYPE_DOUBLE,
         y, "ball-error", G_TYPE_DOUBLE, err, NULL);
   }
-  if (!tr->quiet)
-    gst_element_post_message (tr->tracker,
-        gst_message_new_element (GST_OBJECT (tr->tracker), s));
-  else
-    gst_structure_free (s);
+  gst_element_post_message (tr->tracker,
+      gst_message_new_element (GST_OBJECT (tr->tracker), s));
 
   g_mutex_lock (&tr->lock);
   tr->recent[tr->n_recent++ % N_RECENT] = pt;
@@ -541,7 +540,7 @@ on_message (GstBus * bus, GstMessage * msg, gpointer data)
       const GstStructure *s = gst_message_get_structure (msg);
       guint64 frame;
       gdouble x, y, score, err;
-      if (!gst_structure_has_name (s, "track") ||
+      if (tr->quiet || !gst_structure_has_name (s, "track") ||
           !gst_structure_get (s, "frame", G_TYPE_UINT64, &frame, "x",
               G_TYPE_DOUBLE, &x, "y", G_TYPE_DOUBLE, &y, "score",
               G_TYPE_DOUBLE, &score, NULL))
@@ -681,7 +680,7 @@ main (int argc, char **argv)
         "Exit 1 if the frame rate at the tracker is below this (0 = none)",
         "F"},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
-        "No per-frame lines or messages, only the summary", NULL},
+        "No per-frame lines, only the summary", NULL},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- track a bright target from "
