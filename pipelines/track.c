@@ -848,7 +848,12 @@ main (int argc, char **argv)
   g_print ("# frame x y score%s\n", check ? " ball-error" : "");
   if (gst_element_set_state (tr.pipeline, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE) {
+    GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
     g_printerr ("the pipeline did not start\n");
+    if (msg) {
+      on_message (bus, msg, &tr);
+      gst_message_unref (msg);
+    }
     tr.rc = 1;
   } else {
     g_main_loop_run (tr.loop);
