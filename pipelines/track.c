@@ -211,7 +211,11 @@ copy_cuda_region (GstBuffer * table, gsize stride, gint tx0, gint ty0,
   GstMapInfo map;
   gboolean ok;
 
-  cip_cuda_memory_sync (mem);
+#if CIP_HAVE_CUDA_STREAM
+  /* 1.24+: cudaintegral may hand the table over with its work still queued
+   * on its stream */
+  gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (mem));
+#endif
   if (!gst_memory_map (mem, &map, (GstMapFlags) (GST_MAP_READ | GST_MAP_CUDA)))
     return FALSE;
   ok = gst_cuda_context_push (GST_CUDA_MEMORY_CAST (mem)->context);
