@@ -40,14 +40,32 @@
  * interval; a flush, new caps, or a change of `bins`, `mode` or the region
  * between frames discards it.
  *
+ * With `draw=true` the histograms are also painted onto the frame, as a bar
+ * chart in its bottom-left corner: a third of the frame's width and a
+ * quarter of its height (luma pixels; the top edge on an even row), over a
+ * background that darkens the picture to half its level. The histograms are
+ * stacked in bands (one for luma; red, green and blue bars for mode=rgb; one
+ * band per plane for mode=planes); each bar is as high as its count relative
+ * to the fullest bin of its histogram (which fills the band), a non-empty
+ * bin showing at least one row; bars are white, or the colour of their
+ * channel, and solid. On YUV formats the chart is grey (neutral chroma; white
+ * and black at the levels of the frame's colour range); the alpha of RGBA
+ * and BGRA is left as it is. The frame is then written (in place) and the
+ * histograms, meta and messages alike, still describe the frame as it came
+ * in; the meta does not offer them to downstream elements as a description
+ * of the pixels they receive (cudahistequalize computes its own). With
+ * `draw=false` (default) the element only reads frames.
+ *
  * On the GPU one kernel launch computes all histograms of a frame with
  * per-block shared-memory histograms; only the counts (at most 4 KiB) are
- * downloaded.
+ * downloaded; the chart is a second launch that reads the counts on the
+ * device.
  *
  * ## Example launch line
  * ```
  * gst-launch-1.0 -m videotestsrc is-live=true num-buffers=30 ! cudahistogram bins=16 interval=500000000 ! fakesink
  * gst-launch-1.0 -m videotestsrc num-buffers=10 ! video/x-raw,format=RGBA ! cudahistogram mode=rgb bins=8 roi-x=80 roi-y=60 roi-width=160 roi-height=120 ! fakesink
+ * gst-launch-1.0 videotestsrc ! cudahistogram draw=true post-messages=false ! videoconvert ! autovideosink
  * ```
  *
  * ## Messages
@@ -100,6 +118,10 @@ typedef enum {
 #define DEFAULT_MODE GST_CUDA_HISTOGRAM_MODE_LUMA
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_INTERVAL 0
+#define DEFAULT_DRAW FALSE
+
+/* the chart: background blended at half weight (of 256) */
+#define DRAW_BACKGROUND_ALPHA 128
 
 #define MAX_HISTOGRAMS cip::kHistogramMaxInputs
 #define MAX_BINS cip::kHistogramMaxBins
@@ -115,6 +137,7 @@ enum
   PROP_ROI_HEIGHT,
   PROP_POST_MESSAGES,
   PROP_INTERVAL,
+  PROP_DRAW,
 };
 
 /* What a set of counts holds: compared between frames so that an interval
@@ -149,6 +172,7 @@ struct _GstCudaHistogram
   GstCudaImgprocRoi roi;
   gboolean post_messages;
   guint64 interval;
+  gboolean draw;
 
   /* streaming thread: the mode in effect. A mode set while playing that the
    * negotiated format cannot serve (rgb on YUV) waits for the renegotiation
@@ -158,6 +182,7 @@ struct _GstCudaHistogram
   /* the frame between process() and finish(), streaming thread */
   GstBuffer *counts;            /* aux buffer: frame.n * frame.bins guint32 */
   HistLayout frame;
+  gboolean drawn;               /* the chart was painted onto the frame */
 
   /* the interval being summed, object lock */
   HistLayout layout;
@@ -277,6 +302,21 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass * klass)
           "Interval of time between message posts in nanoseconds; counts are "
           "summed over it (0 = every frame)", 0, G_MAXUINT64, DEFAULT_INTERVAL,
           flags));
+  /**
+   * GstCudaHistogram:draw:
+   *
+   * Paint the frame's histograms onto it as a bar chart in the bottom-left
+   * corner (a third of the width, a quarter of the height, solid bars over
+   * a half-transparent dark background). The element then writes frames;
+   * with `false` it only reads them.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_DRAW,
+      g_param_spec_boolean ("draw", "Draw",
+          "Paint the histograms onto the frame as a bar chart in its "
+          "bottom-left corner (a third of the width, a quarter of the height)",
+          DEFAULT_DRAW, flags));
 
   gst_element_class_set_static_metadata (element_class,
       "CUDA histogram", "Filter/Analyzer/Video",
@@ -317,6 +357,7 @@ gst_cuda_histogram_init (GstCudaHistogram * self)
   self->active_mode = DEFAULT_MODE;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->interval = DEFAULT_INTERVAL;
+  self->draw = DEFAULT_DRAW;
   reset_interval (self);
 }
 
@@ -359,6 +400,12 @@ gst_cuda_histogram_set_property (GObject * object, guint prop_id,
     case PROP_INTERVAL:
       self->interval = g_value_get_uint64 (value);
       break;
+    case PROP_DRAW:
+      self->draw = g_value_get_boolean (value);
+      /* only a chart writes pixels */
+      gst_cuda_imgproc_filter_set_writes_frame (GST_CUDA_IMGPROC_FILTER (self),
+          self->draw);
+      break;
     default:
       if (!gst_cuda_imgproc_roi_set (&self->roi, prop_id - PROP_ROI_X, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -389,6 +436,9 @@ gst_cuda_histogram_get_property (GObject * object, guint prop_id,
       break;
     case PROP_INTERVAL:
       g_value_set_uint64 (value, self->interval);
+      break;
+    case PROP_DRAW:
+      g_value_set_boolean (value, self->draw);
       break;
     default:
       if (!gst_cuda_imgproc_roi_get (&self->roi, prop_id - PROP_ROI_X, value))
@@ -604,6 +654,42 @@ build_inputs (const GstCudaImgprocFrame * in, GstCudaHistogramMode mode,
   }
 }
 
+/* The chart of `l` (see draw) on frame `out`: one plane per colour
+ * component (alpha is left alone), the histograms' bar colours per band. */
+static guint
+chart_planes (const GstCudaImgprocFrame * out, GstCudaHistogramMode mode,
+    const HistLayout & l, cip::HistDrawPlane * planes)
+{
+  const GstVideoInfo *info = out->info;
+  const bool rgb = GST_VIDEO_INFO_IS_RGB (info);
+  const bool limited = !rgb &&
+      GST_VIDEO_INFO_COLORIMETRY (info).range == GST_VIDEO_COLOR_RANGE_16_235;
+  const guint n = MIN (gst_cuda_imgproc_n_components (info), 3u);
+  GstCudaImgprocRect r;
+
+  /* bottom-left, a third by a quarter, the top edge on an even row */
+  r.width = GST_VIDEO_INFO_WIDTH (info) / 3;
+  r.y = (GST_VIDEO_INFO_HEIGHT (info) - GST_VIDEO_INFO_HEIGHT (info) / 4) & ~1u;
+  r.height = r.width > 0 ? GST_VIDEO_INFO_HEIGHT (info) - r.y : 0;
+  for (guint c = 0; c < n; c++) {
+    const cip::ImageView v = out->component_rect (c, r);
+    cip::HistDrawPlane &p = planes[c];
+    p.data = const_cast < guint8 * >(v.data);
+    p.pitch = v.pitch;
+    p.width = v.width;
+    p.height = v.height;
+    p.step = v.step;
+    /* RGB: black background, white bars or (mode=rgb) the channel's colour;
+     * YUV: the same in grey, chroma neutral */
+    p.background = c > 0 && !rgb ? 128 : limited ? 16 : 0;
+    for (guint i = 0; i < l.n; i++) {
+      const bool lit = mode != GST_CUDA_HISTOGRAM_MODE_RGB || i == c;
+      p.bar[i] = c > 0 && !rgb ? 128 : !lit ? 0 : limited ? 235 : 255;
+    }
+  }
+  return n;
+}
+
 static GstFlowReturn
 gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
     const GstCudaImgprocFrame * in, GstCudaImgprocFrame * out,
@@ -652,6 +738,24 @@ gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
         return cip::ref::histogram (inputs, (int) layout.n, (int) bins,
             (uint32_t *) aux.data, false);
       });
+  /* draw=true: the base hands the frame over writable (`out`, in place) */
+  if (ret == GST_FLOW_OK && out) {
+    cip::HistDrawPlane planes[cip::kHistDrawMaxPlanes];
+    const guint np = chart_planes (out, mode, layout, planes);
+    ret = gst_cuda_imgproc_filter_run (filter, run, "histogram chart",
+        cip::histogram_workspace_bytes (MAX_HISTOGRAMS, MAX_BINS),
+        cip::histogram_workspace_init,
+        [&] (void *, size_t, cip::Stream stream) {
+          return cip::histogram_draw ((const uint32_t *) aux.data,
+              (int) layout.n, (int) bins, planes, (int) np,
+              DRAW_BACKGROUND_ALPHA, stream);
+        },
+        [&] {
+          return cip::ref::histogram_draw ((const uint32_t *) aux.data,
+              (int) layout.n, (int) bins, planes, (int) np,
+              DRAW_BACKGROUND_ALPHA);
+        });
+  }
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref (aux.buffer);
     return ret;
@@ -659,6 +763,7 @@ gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   /* read in finish(), once the counts are downloaded */
   self->counts = aux.buffer;
   self->frame = layout;
+  self->drawn = out != NULL;
   return GST_FLOW_OK;
 }
 
@@ -700,8 +805,10 @@ gst_cuda_histogram_finish (GstCudaImgprocFilter * filter, GstBuffer * outbuf)
 
   GstHistogramMeta *meta = gst_buffer_add_histogram_meta (outbuf, l.bins,
       l.n, l.names, counts, l.x, l.y, l.width, l.height);
+  /* a drawn frame no longer holds the pixels the counts describe: no
+   * producer, so no element reuses them for it */
   if (meta)
-    meta->producer = self;
+    meta->producer = self->drawn ? NULL : self;
 
   GST_OBJECT_LOCK (self);
   if (self->frames > 0 && !layout_equal (self->layout, l)) {

@@ -204,7 +204,16 @@ gst_cuda_imgproc_filter_constructed (GObject * object)
 
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (object),
       klass->in_place);
+  g_atomic_int_set (&GET_PRIV (GST_CUDA_IMGPROC_FILTER (object))->writes_frame,
+      klass->writes_frame);
   G_OBJECT_CLASS (parent_class)->constructed (object);
+}
+
+void
+gst_cuda_imgproc_filter_set_writes_frame (GstCudaImgprocFilter * self,
+    gboolean writes_frame)
+{
+  g_atomic_int_set (&GET_PRIV (self)->writes_frame, writes_frame ? 1 : 0);
 }
 
 static void
@@ -797,9 +806,8 @@ static GstFlowReturn
 gst_cuda_imgproc_filter_transform_ip (GstBaseTransform * trans,
     GstBuffer * buf)
 {
-  GstCudaImgprocFilterClass *klass =
-      GST_CUDA_IMGPROC_FILTER_GET_CLASS (trans);
+  GstCudaImgprocFilter *self = GST_CUDA_IMGPROC_FILTER (trans);
   /* in-place writers get their buffer as the output frame */
-  return run_frame (GST_CUDA_IMGPROC_FILTER (trans), buf,
-      klass->writes_frame ? buf : nullptr);
+  return run_frame (self, buf,
+      g_atomic_int_get (&GET_PRIV (self)->writes_frame) ? buf : nullptr);
 }

@@ -70,7 +70,9 @@ struct _GstCudaImgprocFilterClass {
    * mode). FALSE: a new output buffer is allocated. */
   gboolean in_place;
   /* TRUE: process() writes frame pixels (the output frame, or the input
-   * frame when in_place). FALSE: it only reads them (analysis). */
+   * frame when in_place). FALSE: it only reads them (analysis). The default
+   * of every instance; an in-place element that writes only with some
+   * settings changes it with gst_cuda_imgproc_filter_set_writes_frame(). */
   gboolean writes_frame;
 
   /* Optional: whether `format` can be processed with the current
@@ -118,6 +120,13 @@ void gst_cuda_imgproc_filter_class_set_formats (GstElementClass * klass,
  * arriving when upstream cannot change): the element then keeps its
  * previous setting for them. */
 void gst_cuda_imgproc_filter_renegotiate (GstCudaImgprocFilter * self);
+
+/* For in-place elements that write pixels only with some settings (e.g.
+ * cudahistogram draw=true): from the next frame on, process() gets the input
+ * frame mapped writable as `out` (TRUE) or `out` = NULL (FALSE). Any thread;
+ * process() tells from `out` which applies to its frame. */
+void gst_cuda_imgproc_filter_set_writes_frame (GstCudaImgprocFilter * self,
+    gboolean writes_frame);
 
 /* Negotiated input and output info (valid after set_info succeeded). */
 const GstVideoInfo *gst_cuda_imgproc_filter_get_info (GstCudaImgprocFilter * self);

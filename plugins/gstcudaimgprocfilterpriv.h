@@ -43,6 +43,8 @@ struct GstCudaImgprocFilterPrivate {
   /* properties, object lock */
   gint device_id;
   GstCudaImgprocCompute compute;
+  /* in-place elements: process() writes the frame (atomic) */
+  gint writes_frame;
 
   /* The GstCudaContext (a GstObject here so that this header needs no CUDA
    * headers): set by set_context or found at start, replaced under the

@@ -10,7 +10,10 @@ export PATH="/usr/local/cuda/bin:$PATH"
 pkgs=(meson ninja-build pkg-config gcc g++ libgstreamer1.0-dev
       libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
       gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-      gstreamer1.0-plugins-bad gstreamer1.0-x libgl-dev)
+      gstreamer1.0-plugins-bad gstreamer1.0-x libgl-dev
+      # GObject introspection of the meta library, and Python for its example
+      gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0
+      gir1.2-gst-plugins-base-1.0 python3-gi)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

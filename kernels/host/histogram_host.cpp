@@ -1,5 +1,6 @@
-/* Host side of the histogram family: argument checks, algorithm choice,
- * workspace size, and the GPU entry points of CPU-only builds. */
+/* Host side of the histogram family: argument checks (histograms and
+ * drawing), algorithm choice, workspace size, and the GPU entry points of
+ * CPU-only builds. */
 #include "cip/histogram.h"
 
 #include "detail/histogram_internal.h"
@@ -62,6 +63,33 @@ histogram_pick_group (uint64_t pixels, int members, int bins)
   return HistAlgorithm::replicated;
 }
 
+Status
+histogram_draw_validate (const void *hist, int count, int bins,
+    const HistDrawPlane *planes, int n_planes, int alpha)
+{
+  if (!hist || ((uintptr_t) hist & 3) != 0)
+    return Status::invalid_argument;
+  if (count < 1 || count > kHistogramMaxInputs)
+    return Status::invalid_argument;
+  if (bins < 2 || bins > kHistogramMaxBins || (bins & (bins - 1)) != 0)
+    return Status::invalid_argument;
+  if (alpha < 0 || alpha > 256 || n_planes < 0 ||
+      n_planes > kHistDrawMaxPlanes || (n_planes > 0 && !planes))
+    return Status::invalid_argument;
+  for (int k = 0; k < n_planes; k++) {
+    const HistDrawPlane &p = planes[k];
+    ImageView v;
+    v.data = p.data;
+    v.pitch = p.pitch;
+    v.width = p.width;
+    v.height = p.height;
+    v.step = p.step;
+    if (!view_is_valid (v))
+      return Status::invalid_argument;
+  }
+  return Status::ok;
+}
+
 }  // namespace detail
 
 const char *
@@ -115,6 +143,15 @@ histogram (const HistInput *inputs, int count, int bins, uint32_t *d_hist,
     bool, void *, size_t, Stream, HistAlgorithm)
 {
   Status st = detail::histogram_validate (inputs, count, bins, d_hist);
+  return st != Status::ok ? st : Status::unsupported;
+}
+
+Status
+histogram_draw (const uint32_t *d_hist, int count, int bins,
+    const HistDrawPlane *planes, int n_planes, int alpha, Stream)
+{
+  Status st = detail::histogram_draw_validate (d_hist, count, bins, planes,
+      n_planes, alpha);
   return st != Status::ok ? st : Status::unsupported;
 }
 #endif

@@ -46,6 +46,32 @@ histogram (const HistInput *inputs, int count, int bins, uint32_t *hist,
   return Status::ok;
 }
 
+Status
+histogram_draw (const uint32_t *hist, int count, int bins,
+    const HistDrawPlane *planes, int n_planes, int alpha)
+{
+  Status st = detail::histogram_draw_validate (hist, count, bins, planes,
+      n_planes, alpha);
+  if (st != Status::ok)
+    return st;
+  uint32_t max_of[kHistogramMaxInputs] = {};
+  for (int i = 0; i < count; i++)
+    for (int b = 0; b < bins; b++)
+      max_of[i] = std::max (max_of[i], hist[i * bins + b]);
+  for (int k = 0; k < n_planes; k++) {
+    const HistDrawPlane &p = planes[k];
+    for (int y = 0; y < p.height; y++) {
+      uint8_t *row = p.data + (size_t) y * p.pitch;
+      for (int x = 0; x < p.width; x++) {
+        uint8_t *s = row + (size_t) x * p.step;
+        *s = detail::hist_draw_sample (*s, x, y, p, hist, max_of, count, bins,
+            alpha);
+      }
+    }
+  }
+  return Status::ok;
+}
+
 }  // namespace ref
 
 }  // namespace cip

@@ -834,4 +834,82 @@ histogram (const HistInput *inputs, int count, int bins, uint32_t *d_hist,
   return Status::ok;
 }
 
+/* ---- drawing ---------------------------------------------------------------- */
+
+namespace {
+
+constexpr int kDrawBlockX = 32, kDrawBlockY = 8;
+
+struct DrawParams {
+  HistDrawPlane planes[kHistDrawMaxPlanes];
+  const uint32_t *hist;
+  int count, bins, alpha;
+};
+
+/* One block paints a 32 x 8 tile of plane blockIdx.z (grid-stride in y for
+ * tall planes), after loading the counts and each histogram's maximum into
+ * shared memory (at most 4 KiB: no need to share them between blocks). */
+__global__ void
+__launch_bounds__ (kDrawBlockX * kDrawBlockY)
+histogram_draw_kernel (const __grid_constant__ DrawParams prm)
+{
+  __shared__ uint32_t h[kHistogramMaxInputs * kHistogramMaxBins];
+  __shared__ uint32_t mx[kHistogramMaxInputs];
+  const int tid = threadIdx.y * kDrawBlockX + threadIdx.x;
+  const int n = prm.count * prm.bins;
+
+  if (tid < kHistogramMaxInputs)
+    mx[tid] = 0;
+  for (int i = tid; i < n; i += kDrawBlockX * kDrawBlockY)
+    h[i] = prm.hist[i];
+  __syncthreads ();
+  for (int i = tid; i < n; i += kDrawBlockX * kDrawBlockY)
+    atomicMax (&mx[i / prm.bins], h[i]);
+  __syncthreads ();
+
+  const HistDrawPlane &p = prm.planes[blockIdx.z];
+  const int x = blockIdx.x * kDrawBlockX + threadIdx.x;
+  if (x >= p.width)
+    return;
+  for (int y = blockIdx.y * kDrawBlockY + threadIdx.y; y < p.height;
+      y += gridDim.y * kDrawBlockY) {
+    uint8_t *s = p.data + (size_t) y * p.pitch + (size_t) x * p.step;
+    *s = detail::hist_draw_sample (*s, x, y, p, h, mx, prm.count, prm.bins,
+        prm.alpha);
+  }
+}
+
+}  // namespace
+
+Status
+histogram_draw (const uint32_t *d_hist, int count, int bins,
+    const HistDrawPlane *planes, int n_planes, int alpha, Stream stream)
+{
+  Status st = detail::histogram_draw_validate (d_hist, count, bins, planes,
+      n_planes, alpha);
+  if (st != Status::ok)
+    return st;
+  DrawParams prm {};
+  prm.hist = d_hist;
+  prm.count = count;
+  prm.bins = bins;
+  prm.alpha = alpha;
+  int w = 0, h = 0, np = 0;
+  for (int k = 0; k < n_planes; k++) {
+    if (planes[k].width == 0 || planes[k].height == 0)
+      continue;
+    prm.planes[np++] = planes[k];
+    w = std::max (w, planes[k].width);
+    h = std::max (h, planes[k].height);
+  }
+  if (np == 0)
+    return Status::ok;
+  dim3 block (kDrawBlockX, kDrawBlockY);
+  dim3 grid ((unsigned) ((w + kDrawBlockX - 1) / kDrawBlockX),
+      (unsigned) std::min ((h + kDrawBlockY - 1) / kDrawBlockY, 65535), np);
+  histogram_draw_kernel<<<grid, block, 0, stream>>> (prm);
+  CIP_LAUNCH_CHECK (stream, "histogram_draw");
+  return Status::ok;
+}
+
 }  // namespace cip

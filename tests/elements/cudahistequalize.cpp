@@ -398,6 +398,19 @@ check (GstBuffer * out, const Want & w, const std::string & what,
       fail ("%s: table %zu entry %zu: %u != %u", what.c_str (), i / 256,
           i % 256, map.data[i], w.luts[i]);
   gst_buffer_unmap (m->luts, &map);
+  /* the per-table accessor of bindings, tile-major then channel */
+  for (size_t t = 0; t < w.luts.size () / 256; t++) {
+    guint ch = t % w.channels, tile = t / w.channels;
+    GBytes *lut = gst_equalization_meta_get_lut (m, tile % w.tiles_x,
+        tile / w.tiles_x, ch);
+    fail_unless (lut != NULL && g_bytes_get_size (lut) == 256);
+    fail_unless (memcmp (g_bytes_get_data (lut, NULL), &w.luts[t * 256],
+            256) == 0, "%s: get_lut of table %zu", what.c_str (), t);
+    g_bytes_unref (lut);
+  }
+  fail_unless (gst_equalization_meta_get_lut (m, w.tiles_x, 0, 0) == NULL);
+  fail_unless (gst_equalization_meta_get_lut (m, 0, w.tiles_y, 0) == NULL);
+  fail_unless (gst_equalization_meta_get_lut (m, 0, 0, w.channels) == NULL);
 }
 
 /* ---- a running element ------------------------------------------------------ */

@@ -7,7 +7,9 @@
  * statistics; interval aggregation, EOS (with a partial and with an empty
  * interval), flushes, a frame of unknown duration, the reset on a change of
  * bins, mode, region or caps; renegotiation on every path; compute=auto;
- * refused caps; properties. CPU path always; GPU path (system and CUDA memory) when
+ * refused caps; properties; draw=true (the chart against the kernel
+ * library's reference, on every format, mode and path; toggled while
+ * playing). CPU path always; GPU path (system and CUDA memory) when
  * a device works, where it must also equal the CPU path. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -200,6 +202,19 @@ check_meta (GstBuffer * out, const Expected & e, guint bins,
     fail_unless_equals_uint64 (total, (guint64) m->roi_width * m->roi_height);
   }
   fail_unless (gst_histogram_meta_get_counts (m, "nope") == NULL);
+  /* the accessors of bindings */
+  const gchar *const *names = gst_histogram_meta_get_names (m);
+  for (size_t i = 0; i < e.names.size (); i++) {
+    fail_unless_equals_string (names[i], e.names[i].c_str ());
+    guint n = 0;
+    fail_unless (gst_histogram_meta_get_counts_full (m, names[i], &n) ==
+        m->counts + i * bins);
+    fail_unless_equals_int (n, bins);
+  }
+  fail_unless (names[e.names.size ()] == NULL);
+  guint n = 1;
+  fail_unless (gst_histogram_meta_get_counts_full (m, "nope", &n) == NULL);
+  fail_unless_equals_int (n, 0);
 }
 
 static const GValue *
@@ -344,6 +359,115 @@ modes_for (GstVideoFormat fmt)
   return { "luma", "planes" };
 }
 
+/* ---- draw=true ------------------------------------------------------------- */
+
+/* Every component of `in` (tight arrays, read through GstVideoFrame) with
+ * the chart of the histograms `e` painted on as the element documents it:
+ * bottom-left, W/3 wide, from row (H - H/4) rounded down to even to the
+ * bottom; per colour component (alpha untouched) over its covering samples;
+ * RGB black background and white or (mode=rgb) channel-coloured bars, YUV
+ * the same in grey at the range's levels with neutral chroma; background
+ * alpha 128. The drawing itself is the kernel library's reference (the
+ * chart's geometry inside the rectangle is tested in test_histogram). */
+static std::vector<std::vector<uint8_t>>
+drawn (GstBuffer * in, const GstVideoInfo * info, const std::string & mode,
+    const Expected & e, guint bins)
+{
+  const guint W = GST_VIDEO_INFO_WIDTH (info), H = GST_VIDEO_INFO_HEIGHT (info);
+  const bool rgb = GST_VIDEO_INFO_IS_RGB (info);
+  const bool limited = !rgb &&
+      GST_VIDEO_INFO_COLORIMETRY (info).range == GST_VIDEO_COLOR_RANGE_16_235;
+  const guint cw = W / 3, y0 = (H - H / 4) & ~1u, ch = cw ? H - y0 : 0;
+  std::vector<uint32_t> counts;
+  for (const auto & v : e.values)
+    for (guint64 c : counts_of (v, bins))
+      counts.push_back ((uint32_t) c);
+
+  std::vector<std::vector<uint8_t>> comps;
+  cip::HistDrawPlane planes[3];
+  guint np = 0;
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++)
+    comps.push_back (read_component (in, info, c));
+  for (guint c = 0; c < std::min (GST_VIDEO_INFO_N_COMPONENTS (info), 3u); c++) {
+    const guint w = GST_VIDEO_INFO_COMP_WIDTH (info, c);
+    const guint h = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
+    guint x0, x1, r0, r1;
+    covering (0, ch ? cw : 0, 1u << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo,
+            c), w, x0, x1);
+    covering (y0, cw ? ch : 0, 1u << GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo,
+            c), h, r0, r1);
+    cip::HistDrawPlane &p = planes[np++];
+    p.data = comps[c].data () + (size_t) r0 * w + x0;
+    p.pitch = w;
+    p.width = (int) (x1 - x0);
+    p.height = (int) (r1 - r0);
+    p.background = c > 0 && !rgb ? 128 : limited ? 16 : 0;
+    for (guint i = 0; i < e.names.size (); i++)
+      p.bar[i] = c > 0 && !rgb ? 128 : (mode == "rgb" && i != c) ? 0 :
+          limited ? 235 : 255;
+  }
+  fail_unless (cip::ref::histogram_draw (counts.data (),
+          (int) e.names.size (), (int) bins, planes, (int) np, 128) ==
+      cip::Status::ok);
+  return comps;
+}
+
+/* The components of `out` equal `want`, exactly. */
+static void
+check_frame (GstBuffer * out, const GstVideoInfo * info,
+    const std::vector<std::vector<uint8_t>> & want, const std::string & what)
+{
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
+    std::vector<uint8_t> got = read_component (out, info, c);
+    const guint w = GST_VIDEO_INFO_COMP_WIDTH (info, c);
+    for (size_t i = 0; i < got.size (); i++)
+      if (got[i] != want[c][i])
+        fail ("%s: component %u (%zu, %zu): %u != %u", what.c_str (), c,
+            i % w, i / w, got[i], want[c][i]);
+  }
+}
+
+/* One frame through cudahistogram draw=true on path p: the frame carries the
+ * chart of its own histograms, the meta and the message still hold the
+ * input's counts, and the meta names no producer (the pixels changed). The
+ * input is kept referenced (not writable): the element must not write into
+ * it. */
+static void
+draw_case (const Path & p, GstVideoFormat fmt, int w, int h,
+    const std::string & mode, guint bins, Roi roi, Content c, int pad)
+{
+  GstVideoInfo info = video_info (fmt, w, h);
+  std::string props_ = props (mode, bins, roi) + " draw=true";
+  std::string what = props_ + " " + GST_VIDEO_INFO_NAME (&info) + " " +
+      std::to_string (w) + "x" + std::to_string (h) + " " + content_name (c) +
+      " " + p.name ();
+  ElementHarness run (std::string ("cudahistogram compute=") + p.compute +
+      " " + props_, &info, p.cuda ());
+  FrameSource src (&info, p.memory);
+  GstBuffer *in = src.make (c, (uint32_t) (w * 17 + h), pad);
+  std::vector<uint8_t> bytes = buffer_bytes (in);
+  Expected e = naive (in, &info, mode, roi);
+  std::vector<std::vector<uint8_t>> want = drawn (in, &info, mode, e, bins);
+
+  GstBuffer *keep = gst_buffer_ref (in);
+  GstBuffer *out = run.push (in);
+  check_frame (out, &info, want, what);
+  check_meta (out, e, bins, what);
+  fail_unless (gst_buffer_get_histogram_meta (out)->producer == NULL, "%s",
+      what.c_str ());
+  GstMessage *msg = run.pop ();
+  check_message (msg, e, bins, 1, what);
+  gst_message_unref (msg);
+  fail_unless (buffer_bytes (keep) == bytes, "%s: the input was written",
+      what.c_str ());
+#ifdef HAVE_GST_CUDA
+  fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (out, 0)) ==
+      p.cuda ());
+#endif
+  gst_buffer_unref (keep);
+  gst_buffer_unref (out);
+}
+
 /* ---- tests ---------------------------------------------------------------- */
 
 GST_START_TEST (test_properties)
@@ -363,6 +487,9 @@ GST_START_TEST (test_properties)
   fail_unless (x == 0 && y == 0 && w == 0 && h == 0);
   fail_unless (post);
   fail_unless_equals_uint64 (interval, 0);
+  gboolean draw = TRUE;
+  g_object_get (e, "draw", &draw, NULL);
+  fail_if (draw);
 
   GParamSpecUInt *ps = G_PARAM_SPEC_UINT (g_object_class_find_property
       (G_OBJECT_GET_CLASS (e), "bins"));
@@ -1077,6 +1204,83 @@ GST_START_TEST (test_gpu_cuda_memory)
 GST_END_TEST;
 #endif
 
+/* draw=true on every format and mode, bins, sizes down to a frame too small
+ * for a chart, odd sizes (chroma rectangles), padded strides, a region; on
+ * every path (the GPU ones when a device works). */
+GST_START_TEST (test_draw)
+{
+  for_each_path ([] (const Path & p) {
+    for (GstVideoFormat fmt : all_formats) {
+      if (p.cuda () && fmt == GST_VIDEO_FORMAT_GRAY8)
+        continue;
+      for (const std::string & mode : modes_for (fmt)) {
+        draw_case (p, fmt, 97, 61, mode, 16, full_frame, Content::natural, 3);
+        draw_case (p, fmt, 64, 49, mode, 256, Roi { 5, 3, 40, 30 },
+            Content::random, 0);
+      }
+      draw_case (p, fmt, 2, 2, "luma", 8, full_frame, Content::random, 0);
+      draw_case (p, fmt, 3, 1, "luma", 8, full_frame, Content::gradient, 0);
+    }
+    for (Content c : all_contents)
+      draw_case (p, GST_VIDEO_FORMAT_NV12, 640, 360, "luma", 64, full_frame, c,
+          0);
+  });
+}
+GST_END_TEST;
+
+/* draw changed while PLAYING: frames pass unchanged (producer set), then
+ * carry the chart, then pass unchanged again. */
+GST_START_TEST (test_draw_toggle)
+{
+  for_each_path ([] (const Path & p) {
+    GstVideoInfo info = video_info (GST_VIDEO_FORMAT_I420, 320, 240);
+    ElementHarness run (std::string ("cudahistogram post-messages=false "
+            "bins=32 compute=") + p.compute, &info, p.cuda ());
+    GstElement *el = run.find ("cudahistogram");
+    FrameSource src (&info, p.memory);
+    for (int i = 0; i < 4; i++) {
+      const bool draw = i == 1 || i == 2;
+      g_object_set (el, "draw", draw, NULL);
+      GstBuffer *in = src.make (Content::natural, i + 1);
+      Expected e = naive (in, &info, "luma", full_frame);
+      std::vector<std::vector<uint8_t>> want;
+      if (draw)
+        want = drawn (in, &info, "luma", e, 32);
+      else
+        for (guint c = 0; c < 3; c++)
+          want.push_back (read_component (in, &info, c));
+      GstBuffer *out = run.push (in);
+      std::string what = p.name () + " frame " + std::to_string (i);
+      check_frame (out, &info, want, what);
+      check_meta (out, e, 32, what);
+      GstHistogramMeta *m = gst_buffer_get_histogram_meta (out);
+      fail_unless ((m->producer == NULL) == draw, "%s", what.c_str ());
+      gst_buffer_unref (out);
+    }
+    gboolean d;
+    g_object_get (el, "draw", &d, NULL);
+    fail_if (d);
+  });
+}
+GST_END_TEST;
+
+#ifdef HAVE_GST_CUDA
+/* Video sizes on the GPU paths, against the CPU reference's chart. */
+GST_START_TEST (test_gpu_draw_video_sizes)
+{
+  for (Memory m : { Memory::system, Memory::cuda }) {
+    Path p { m, "gpu" };
+    draw_case (p, GST_VIDEO_FORMAT_NV12, 1920, 1080, "luma", 256, full_frame,
+        Content::natural, 0);
+    draw_case (p, GST_VIDEO_FORMAT_BGRA, 1920, 1080, "rgb", 64, full_frame,
+        Content::random, 0);
+    draw_case (p, GST_VIDEO_FORMAT_I420, 3840, 2160, "planes", 128, full_frame,
+        Content::natural, 0);
+  }
+}
+GST_END_TEST;
+#endif
+
 static Suite *
 cudahistogram_suite (void)
 {
@@ -1100,9 +1304,12 @@ cudahistogram_suite (void)
   tcase_add_test (es.cpu, test_renegotiation);
   tcase_add_test (es.cpu, test_compute_auto);
   tcase_add_test (es.cpu, test_rgb_refused);
+  tcase_add_test (es.cpu, test_draw);
+  tcase_add_test (es.cpu, test_draw_toggle);
 #ifdef HAVE_GST_CUDA
   tcase_add_test (es.gpu, test_gpu_system_memory);
   tcase_add_test (es.gpu, test_gpu_cuda_memory);
+  tcase_add_test (es.gpu, test_gpu_draw_video_sizes);
 #endif
   return es.finish ();
 }

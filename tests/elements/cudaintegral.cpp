@@ -84,6 +84,36 @@ check_meta (GstBuffer * in, GstBuffer * out, const GstVideoInfo * info,
   if (squared)
     gst_buffer_unmap (m->sqsum, &sqmap);
   gst_buffer_unmap (m->sum, &map);
+
+  /* the meta's own accessors (what bindings call): rectangles against naive
+   * sums of the pixels, the empty rectangle, and rectangles that leave the
+   * plane by one pixel */
+  struct Rect { int x, y, rw, rh; };
+  const Rect rects[] = { {0, 0, w, h}, {w - 1, h - 1, 1, 1},
+    {w / 3, h / 4, (w + 1) / 2, (h + 1) / 2}, {w, h, 0, 0} };
+  for (const Rect & r : rects) {
+    uint64_t sum = 0, sq = 0;
+    for (int y = r.y; y < r.y + r.rh; y++)
+      for (int x = r.x; x < r.x + r.rw; x++) {
+        uint64_t v = px[(size_t) y * w + x];
+        sum += v;
+        sq += v * v;
+      }
+    guint64 got = 1;
+    fail_unless (gst_integral_image_meta_rect_sum (m, r.x, r.y, r.rw, r.rh,
+            &got), "%s: rect_sum refused (%d, %d) %dx%d", what.c_str (), r.x,
+        r.y, r.rw, r.rh);
+    fail_unless_equals_uint64 (got, u64 ? sum : (uint32_t) sum);
+    got = 1;
+    fail_unless (gst_integral_image_meta_rect_sqsum (m, r.x, r.y, r.rw, r.rh,
+            &got) == squared);
+    fail_unless_equals_uint64 (got, squared ? sq : 0);
+  }
+  guint64 got;
+  fail_if (gst_integral_image_meta_rect_sum (m, 0, 0, w + 1, h, &got));
+  fail_if (gst_integral_image_meta_rect_sum (m, 0, 1, w, h, &got));
+  fail_if (gst_integral_image_meta_rect_sum (m, w, 0, 1, 1, &got));
+  fail_if (gst_integral_image_meta_rect_sum (m, 1, 0, G_MAXUINT, 1, &got));
 }
 
 /* Pushes one frame through cudaintegral with the given properties. */

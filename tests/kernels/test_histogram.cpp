@@ -1,7 +1,10 @@
 /* Histogram: the CPU reference against a naive count (contents, bins, steps,
  * luma of RGB, ROIs, padded pitches, accumulate, argument checks); on a GPU,
  * every algorithm against the reference, exactly, with poisoned outputs,
- * several inputs per call and one workspace reused across calls. */
+ * several inputs per call and one workspace reused across calls. Drawing:
+ * the reference against a naive chart (sizes, bands, bins, steps, alphas,
+ * counts up to 2^32 - 1), and on a GPU the kernel against the reference,
+ * every byte of the image compared. */
 #include "cipcheck.h"
 #include "testimage.h"
 
@@ -388,6 +391,261 @@ GST_START_TEST (test_api_misc)
 }
 GST_END_TEST;
 
+/* ---- drawing ---------------------------------------------------------------- */
+
+namespace {
+
+using cip::HistDrawPlane;
+
+enum class Counts { random, zeros, spike, flat, huge, sparse };
+const Counts all_counts[] = { Counts::random, Counts::zeros, Counts::spike,
+  Counts::flat, Counts::huge, Counts::sparse };
+
+/* count * bins counts of a kind; seed varies them. */
+std::vector<uint32_t>
+make_counts (Counts k, int count, int bins, uint32_t seed)
+{
+  std::vector<uint32_t> h ((size_t) count * bins, 0);
+  uint32_t r = seed * 2654435761u + 1u;
+  auto next = [&r] { r ^= r << 13; r ^= r >> 17; r ^= r << 5; return r; };
+  for (int i = 0; i < count; i++)
+    for (int b = 0; b < bins; b++) {
+      uint32_t &c = h[(size_t) i * bins + b];
+      switch (k) {
+        case Counts::random: c = next () % 5000; break;
+        case Counts::zeros: c = 0; break;
+        case Counts::spike: c = b == (int) ((seed + i) % bins) ? 1000000u : 0; break;
+        case Counts::flat: c = 77; break;
+        /* 64-bit products: counts near 2^32 */
+        case Counts::huge: c = b == i % bins ? 0xFFFFFFFFu : 0xFFFFFFFFu - next () % 1000000u; break;
+        /* small counts under a huge maximum: still at least one row */
+        case Counts::sparse: c = b == 0 ? 0xFFFFFFF0u : (next () % 3 == 0 ? 1u : 0u); break;
+      }
+    }
+  return h;
+}
+
+const char *
+counts_name (Counts k)
+{
+  switch (k) {
+    case Counts::random: return "random";
+    case Counts::zeros: return "zeros";
+    case Counts::spike: return "spike";
+    case Counts::flat: return "flat";
+    case Counts::huge: return "huge";
+    case Counts::sparse: return "sparse";
+  }
+  return "?";
+}
+
+/* A chart plane on rectangle (x, y, w, h) of channel ch of img. */
+HistDrawPlane
+draw_plane (HostImage &img, int ch, int x, int y, int w, int h, uint8_t bg,
+    uint8_t bar0)
+{
+  ImageView v = img.view (ch).crop (x, y, w, h);
+  HistDrawPlane p;
+  p.data = const_cast<uint8_t *> (v.data);
+  p.pitch = v.pitch;
+  p.width = v.width;
+  p.height = v.height;
+  p.step = v.step;
+  p.background = bg;
+  for (int i = 0; i < cip::kHistogramMaxInputs; i++)
+    p.bar[i] = (uint8_t) (bar0 + 61 * i);
+  return p;
+}
+
+/* The chart written out independently of the library: per band, bar heights
+ * ceil(count * Hb / max) rows from the bottom; the rest blended. `base`
+ * relocates the planes (they point into `from`) into `bytes`. */
+void
+naive_draw (std::vector<uint8_t> &bytes, const uint8_t *from,
+    const HistDrawPlane *planes, int n, const uint32_t *hist, int count,
+    int bins, int alpha)
+{
+  for (int k = 0; k < n; k++) {
+    const HistDrawPlane &p = planes[k];
+    uint8_t *data = bytes.data () + (p.data - from);
+    for (int i = 0; i < count; i++) {
+      const int top = i * p.height / count, bot = (i + 1) * p.height / count;
+      const uint64_t hb = (uint64_t) (bot - top);
+      uint64_t m = 0;
+      for (int b = 0; b < bins; b++)
+        m = std::max<uint64_t> (m, hist[i * bins + b]);
+      for (int x = 0; x < p.width; x++) {
+        const uint64_t c = hist[i * bins + x * bins / p.width];
+        const uint64_t height = m ? (c * hb + m - 1) / m : 0;
+        for (int y = top; y < bot; y++) {
+          uint8_t &s = data[(size_t) y * p.pitch + (size_t) x * p.step];
+          if ((uint64_t) (bot - y) <= height)
+            s = p.bar[i];
+          else
+            s = (uint8_t) ((s * (256 - alpha) + p.background * alpha + 128) / 256);
+        }
+      }
+    }
+  }
+}
+
+/* The reference on img (in place) equals the naive chart on a copy, every
+ * byte of the image compared (outside the rectangles, padding included). */
+bool
+ref_draw_matches (HostImage &img, const HistDrawPlane *planes, int n,
+    const std::vector<uint32_t> &hist, int count, int bins, int alpha,
+    const std::string &what)
+{
+  std::vector<uint8_t> want = img.bytes;
+  naive_draw (want, img.bytes.data (), planes, n, hist.data (), count, bins,
+      alpha);
+  Status st = cip::ref::histogram_draw (hist.data (), count, bins, planes, n,
+      alpha);
+  if (st != Status::ok) {
+    fprintf (stderr, "%s: %s\n", what.c_str (), cip::status_string (st));
+    return false;
+  }
+  return testutil::equal_2d (img.bytes.data (), img.pitch, want.data (),
+      img.pitch, (int) img.pitch, img.height, what);
+}
+
+std::string
+draw_what (const char *what, int w, int h, int step, int count, int bins,
+    int alpha, Counts k)
+{
+  char buf[160];
+  snprintf (buf, sizeof (buf), "%s %dx%d step %d: %d x %d bins alpha %d %s",
+      what, w, h, step, count, bins, alpha, counts_name (k));
+  return buf;
+}
+
+const int draw_alphas[] = { 0, 77, 128, 256 };
+
+/* The cases of the reference and GPU tests: every edge size, 1 to 4
+ * histograms, 2 to 256 bins, a planar image with padded rows and the three
+ * colour channels of a packed one; charts covering the whole image and a
+ * rectangle inside it. check (img, planes, n, hist, count, bins, alpha, what)
+ * returns whether the chart came out right. */
+template <typename Check>
+void
+for_each_draw_case (const char *who, Check && check)
+{
+  int n_case = 0;
+  for (int si = 0; si < testutil::n_edge_sizes; si++) {
+    const testutil::Size sz = testutil::edge_sizes[si];
+    for (int count = 1; count <= 4; count++)
+      for (int bins : { 2, 16, 256 }) {
+        const Counts k = all_counts[n_case % 6];
+        const int alpha = draw_alphas[n_case % 4];
+        n_case++;
+        std::vector<uint32_t> hist = make_counts (k, count, bins, n_case);
+        HostImage p = testutil::make_image (sz.w, sz.h, Content::natural, si, 1, 3);
+        HistDrawPlane pl = draw_plane (p, 0, 0, 0, sz.w, sz.h, 16, 235);
+        fail_unless (check (p, &pl, 1, hist, count, bins, alpha,
+                draw_what (who, sz.w, sz.h, 1, count, bins, alpha, k)));
+        HostImage q = testutil::make_image (sz.w, sz.h, Content::random, si, 4, 5);
+        const int x = sz.w / 3, y = sz.h / 4;
+        HistDrawPlane ch[3];
+        for (int c = 0; c < 3; c++)
+          ch[c] = draw_plane (q, c, x, y, sz.w - x, sz.h - y, (uint8_t) (c * 9),
+              (uint8_t) (255 - c * 40));
+        fail_unless (check (q, ch, 3, hist, count, bins, alpha,
+                draw_what (who, sz.w - x, sz.h - y, 4, count, bins, alpha, k)));
+      }
+  }
+}
+
+}  // namespace
+
+/* A hand-checked chart: 4 bins of counts 0, 1, 50, 100 in an 8 x 10 plane:
+ * two columns per bin, bars of 0, 1, 5 and 10 rows; a solid background. */
+GST_START_TEST (test_ref_draw_shape)
+{
+  HostImage img = testutil::make_image (8, 10, Content::constant, 1, 1, 2);
+  const uint8_t v = img.row (0)[0];
+  HistDrawPlane p = draw_plane (img, 0, 0, 0, 8, 10, 3, 200);
+  const uint32_t h[4] = { 0, 1, 50, 100 };
+  const int rows[4] = { 0, 1, 5, 10 };
+  fail_unless (cip::ref::histogram_draw (h, 1, 4, &p, 1, 256) == Status::ok);
+  for (int y = 0; y < 10; y++)
+    for (int x = 0; x < 8; x++)
+      fail_unless (img.row (y)[x] == (10 - y <= rows[x / 2] ? 200 : 3),
+          "(%d, %d) = %u", x, y, img.row (y)[x]);
+  /* alpha 0: the background shows the frame; 128: halfway */
+  for (int alpha : { 0, 128 }) {
+    HostImage f = testutil::make_image (8, 10, Content::constant, 1, 1, 2);
+    HistDrawPlane q = draw_plane (f, 0, 0, 0, 8, 10, 3, 200);
+    fail_unless (cip::ref::histogram_draw (h, 1, 4, &q, 1, alpha) == Status::ok);
+    fail_unless (f.row (0)[0] == (alpha ? (v * 128 + 3 * 128 + 128) >> 8 : v));
+    fail_unless (f.row (9)[7] == 200);
+  }
+}
+GST_END_TEST;
+
+/* The draw cases (for_each_draw_case), then every kind of counts with every
+ * alpha. */
+GST_START_TEST (test_ref_draw)
+{
+  for_each_draw_case ("ref", ref_draw_matches);
+  for (Counts k : all_counts)
+    for (int alpha : draw_alphas)
+      for (int count : { 1, 3 }) {
+        std::vector<uint32_t> hist = make_counts (k, count, 64, 5);
+        HostImage p = testutil::make_image (37, 23, Content::gradient, 3, 1, 0);
+        HistDrawPlane pl = draw_plane (p, 0, 2, 1, 33, 21, 0, 255);
+        fail_unless (ref_draw_matches (p, &pl, 1, hist, count, 64, alpha,
+                draw_what ("ref", 33, 21, 1, count, 64, alpha, k)));
+      }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_ref_draw_invalid_arguments)
+{
+  HostImage a = testutil::make_image (16, 8, Content::random, 1, 4, 4);
+  HistDrawPlane ok = draw_plane (a, 0, 0, 0, 16, 8, 0, 255);
+  uint32_t h[4 * 256] = {};
+  const Status bad = Status::invalid_argument;
+  HistDrawPlane five[5] = { ok, ok, ok, ok, ok };
+  fail_unless (cip::ref::histogram_draw (h, 4, 256, five, 4, 256) == Status::ok);
+  fail_unless (cip::ref::histogram_draw (h, 1, 256, five, 0, 256) == Status::ok);
+  fail_unless (cip::ref::histogram_draw (h, 1, 256, five, 5, 256) == bad);
+  fail_unless (cip::ref::histogram_draw (h, 1, 256, nullptr, 1, 256) == bad);
+  fail_unless (cip::ref::histogram_draw (nullptr, 1, 256, &ok, 1, 256) == bad);
+  fail_unless (cip::ref::histogram_draw ((uint32_t *) ((uint8_t *) h + 2), 1,
+          256, &ok, 1, 256) == bad);
+  for (int count : { -1, 0, 5 })
+    fail_unless (cip::ref::histogram_draw (h, count, 256, &ok, 1, 256) == bad);
+  for (int bins : { 0, 1, 3, 100, 512 })
+    fail_unless (cip::ref::histogram_draw (h, 1, bins, &ok, 1, 256) == bad);
+  for (int alpha : { -1, 257 })
+    fail_unless (cip::ref::histogram_draw (h, 1, 256, &ok, 1, alpha) == bad);
+  HistDrawPlane v = ok;
+  v.data = nullptr;
+  fail_unless (cip::ref::histogram_draw (h, 1, 256, &v, 1, 256) == bad);
+  v = ok;
+  v.step = 0;
+  fail_unless (cip::ref::histogram_draw (h, 1, 256, &v, 1, 256) == bad);
+  v = ok;
+  v.pitch = 16 * 4 - 4;
+  fail_unless (cip::ref::histogram_draw (h, 1, 256, &v, 1, 256) == bad);
+  v = ok;
+  v.width = -1;
+  fail_unless (cip::ref::histogram_draw (h, 1, 256, &v, 1, 256) == bad);
+  /* an empty plane may have no data */
+  v = ok;
+  v.data = nullptr;
+  v.height = 0;
+  fail_unless (cip::ref::histogram_draw (h, 1, 256, &v, 1, 256) == Status::ok);
+  /* nothing written on failure (the bad plane comes last) */
+  HostImage b = testutil::make_image (16, 8, Content::random, 2, 1, 0);
+  std::vector<uint8_t> before = b.bytes;
+  HistDrawPlane two[2] = { draw_plane (b, 0, 0, 0, 16, 8, 0, 255), ok };
+  two[1].step = 0;
+  fail_unless (cip::ref::histogram_draw (h, 1, 256, two, 2, 256) == bad);
+  fail_unless (b.bytes == before);
+}
+GST_END_TEST;
+
 #ifndef HAVE_CUDA
 GST_START_TEST (test_cpu_only_unsupported)
 {
@@ -401,6 +659,11 @@ GST_START_TEST (test_cpu_only_unsupported)
       Status::unsupported);
   fail_unless (cip::histogram (&in, 1, 3, h, false, ws, sizeof (ws), nullptr)
       == Status::invalid_argument);
+  HistDrawPlane p = draw_plane (a, 0, 0, 0, 8, 8, 0, 255);
+  fail_unless (cip::histogram_draw (h, 1, 256, &p, 1, 128, nullptr) ==
+      Status::unsupported);
+  fail_unless (cip::histogram_draw (h, 1, 3, &p, 1, 128, nullptr) ==
+      Status::invalid_argument);
 }
 GST_END_TEST;
 #endif
@@ -803,6 +1066,107 @@ GST_START_TEST (test_gpu_invalid_arguments)
   CUDA_OK (cudaStreamSynchronize (g.stream));
 }
 GST_END_TEST;
+
+/* ---- GPU drawing ---------------------------------------------------------- */
+
+namespace {
+
+/* The GPU chart of planes (into h) on a device copy of h equals the
+ * reference's, every byte of the image compared (padding included); the
+ * counts are device memory. */
+bool
+gpu_draw_matches (Gpu &g, const HostImage &h, const HistDrawPlane *planes,
+    int n, const std::vector<uint32_t> &hist, int count, int bins, int alpha,
+    const std::string &what)
+{
+  HostImage want = h;
+  HistDrawPlane hp[cip::kHistDrawMaxPlanes], dp[cip::kHistDrawMaxPlanes];
+  DevImage d (h);
+  DevBuf dh (hist.size () * 4);
+  dh.upload (hist.data (), hist.size () * 4);
+  for (int k = 0; k < n; k++) {
+    hp[k] = dp[k] = planes[k];
+    hp[k].data = want.bytes.data () + (planes[k].data - h.bytes.data ());
+    dp[k].data = d.d.p + (planes[k].data - h.bytes.data ());
+  }
+  fail_unless (cip::ref::histogram_draw (hist.data (), count, bins, hp, n,
+          alpha) == Status::ok, "%s", what.c_str ());
+  Status st = cip::histogram_draw ((const uint32_t *) dh.p, count, bins, dp, n,
+      alpha, g.stream);
+  if (st != Status::ok) {
+    fprintf (stderr, "%s: %s %s\n", what.c_str (), cip::status_string (st),
+        cip::last_cuda_error ());
+    return false;
+  }
+  CUDA_OK (cudaStreamSynchronize (g.stream));
+  std::vector<uint8_t> got = d.d.download ();
+  return testutil::equal_2d (got.data (), h.pitch, want.bytes.data (), h.pitch,
+      (int) h.pitch, h.height, what + " gpu");
+}
+
+}  // namespace
+
+GST_START_TEST (test_gpu_draw)
+{
+  Gpu g;
+  for_each_draw_case ("gpu", [&g] (HostImage &img, const HistDrawPlane *pl,
+          int n, const std::vector<uint32_t> &hist, int count, int bins,
+          int alpha, const std::string &what) {
+        return gpu_draw_matches (g, img, pl, n, hist, count, bins, alpha, what);
+      });
+  for (Counts k : all_counts)
+    for (int alpha : draw_alphas) {
+      std::vector<uint32_t> hist = make_counts (k, 2, 256, 9);
+      /* a chart in the corner of a 4K frame, and one plane of planes of
+       * different sizes (NV12-like: luma and a half-size interleaved pair) */
+      HostImage f = testutil::make_image (3840, 2160, Content::natural, 4, 1, 64);
+      HistDrawPlane c = draw_plane (f, 0, 0, 1620, 1280, 540, 16, 235);
+      fail_unless (gpu_draw_matches (g, f, &c, 1, hist, 2, 256, alpha,
+              draw_what ("gpu 4k", 1280, 540, 1, 2, 256, alpha, k)));
+      HostImage y = testutil::make_image (641, 361, Content::random, 5, 1, 0);
+      HostImage uv = testutil::make_image (321, 181, Content::random, 6, 2, 0);
+      HistDrawPlane three[3] = { draw_plane (y, 0, 1, 181, 213, 180, 16, 235),
+        draw_plane (uv, 0, 0, 90, 107, 91, 128, 128),
+        draw_plane (uv, 1, 0, 90, 107, 91, 128, 128) };
+      fail_unless (gpu_draw_matches (g, y, three, 1, hist, 2, 256, alpha,
+              draw_what ("gpu nv12 luma", 213, 180, 1, 2, 256, alpha, k)));
+      fail_unless (gpu_draw_matches (g, uv, three + 1, 2, hist, 2, 256, alpha,
+              draw_what ("gpu nv12 chroma", 107, 91, 2, 2, 256, alpha, k)));
+    }
+  /* taller than one grid (65535 blocks of 8 rows): the grid-stride rows */
+  std::vector<uint32_t> hist = make_counts (Counts::random, 4, 16, 3);
+  HostImage tall = testutil::make_image (3, 600001, Content::random, 7, 1, 1);
+  HistDrawPlane t = draw_plane (tall, 0, 0, 0, 3, 600001, 9, 250);
+  fail_unless (gpu_draw_matches (g, tall, &t, 1, hist, 4, 16, 128,
+          draw_what ("gpu tall", 3, 600001, 1, 4, 16, 128, Counts::random)));
+}
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_draw_invalid_arguments)
+{
+  Gpu g;
+  HostImage a = testutil::make_image (64, 8, Content::random, 1, 1, 0);
+  DevImage da (a);
+  DevBuf dh (4 * 256 * 4 + 4);
+  HistDrawPlane p = draw_plane (a, 0, 0, 0, 64, 8, 0, 255);
+  p.data = da.d.p;
+  const uint32_t *h = (const uint32_t *) dh.p;
+  const Status bad = Status::invalid_argument;
+  CUDA_OK (cudaMemsetAsync (dh.p, 0, dh.n, g.stream));
+  fail_unless (cip::histogram_draw (h, 4, 256, &p, 1, 256, g.stream) == Status::ok);
+  fail_unless (cip::histogram_draw ((const uint32_t *) (dh.p + 2), 1, 256, &p,
+          1, 256, g.stream) == bad);
+  fail_unless (cip::histogram_draw (nullptr, 1, 256, &p, 1, 256, g.stream) == bad);
+  fail_unless (cip::histogram_draw (h, 5, 256, &p, 1, 256, g.stream) == bad);
+  fail_unless (cip::histogram_draw (h, 1, 6, &p, 1, 256, g.stream) == bad);
+  fail_unless (cip::histogram_draw (h, 1, 256, &p, 1, 300, g.stream) == bad);
+  fail_unless (cip::histogram_draw (h, 1, 256, &p, 5, 256, g.stream) == bad);
+  HistDrawPlane e = p;
+  e.width = 0;
+  fail_unless (cip::histogram_draw (h, 1, 256, &e, 1, 256, g.stream) == Status::ok);
+  CUDA_OK (cudaStreamSynchronize (g.stream));
+}
+GST_END_TEST;
 #endif
 
 static Suite *
@@ -819,6 +1183,9 @@ histogram_suite (void)
   tcase_add_test (tc, test_ref_empty);
   tcase_add_test (tc, test_ref_invalid_arguments);
   tcase_add_test (tc, test_api_misc);
+  tcase_add_test (tc, test_ref_draw_shape);
+  tcase_add_test (tc, test_ref_draw);
+  tcase_add_test (tc, test_ref_draw_invalid_arguments);
 #ifndef HAVE_CUDA
   tcase_add_test (tc, test_cpu_only_unsupported);
 #endif
@@ -835,6 +1202,8 @@ histogram_suite (void)
   tcase_add_test (gpu, test_gpu_carry);
   tcase_add_test (gpu, test_gpu_accumulate_frames);
   tcase_add_test (gpu, test_gpu_workspace_reuse);
+  tcase_add_test (gpu, test_gpu_draw);
+  tcase_add_test (gpu, test_gpu_draw_invalid_arguments);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;

@@ -57,6 +57,17 @@ gst_equalization_meta_get_info (void)
   return info;
 }
 
+/**
+ * gst_buffer_add_equalization_meta:
+ * @buffer: a #GstBuffer
+ * @luts: the tables, @tiles_x * @tiles_y * @channels * 256 bytes; the meta
+ *   takes a reference
+ * @tiles_x: tiles per row
+ * @tiles_y: tiles per column
+ * @channels: tables per tile
+ *
+ * Returns: (transfer none): the meta added to @buffer
+ */
 GstEqualizationMeta *
 gst_buffer_add_equalization_meta (GstBuffer * buffer, GstBuffer * luts,
     guint tiles_x, guint tiles_y, guint channels)
@@ -75,4 +86,51 @@ gst_buffer_add_equalization_meta (GstBuffer * buffer, GstBuffer * luts,
   m->tiles_y = tiles_y;
   m->channels = channels;
   return m;
+}
+
+/**
+ * gst_buffer_get_equalization_meta:
+ * @buffer: a #GstBuffer
+ *
+ * Returns: (transfer none) (nullable): the #GstEqualizationMeta of @buffer,
+ *   or %NULL when it has none
+ */
+GstEqualizationMeta *
+gst_buffer_get_equalization_meta (GstBuffer * buffer)
+{
+  return (GstEqualizationMeta *) gst_buffer_get_meta (buffer,
+      GST_EQUALIZATION_META_API_TYPE);
+}
+
+/**
+ * gst_equalization_meta_get_lut:
+ * @meta: a #GstEqualizationMeta
+ * @tile_x: tile column (0 in global mode)
+ * @tile_y: tile row (0 in global mode)
+ * @channel: table of the tile: 0 (luma, or red), 1 (green), 2 (blue)
+ *
+ * Returns: (transfer full) (nullable): a copy of the 256-entry table
+ *   (lut[v] is what input value v became), or %NULL when the tile or channel
+ *   is out of range or the tables cannot be read
+ */
+GBytes *
+gst_equalization_meta_get_lut (const GstEqualizationMeta * meta, guint tile_x,
+    guint tile_y, guint channel)
+{
+  GstMapInfo map;
+  GBytes *lut = NULL;
+  gsize off;
+
+  g_return_val_if_fail (meta != NULL, NULL);
+  if (!meta->luts || tile_x >= meta->tiles_x || tile_y >= meta->tiles_y
+      || channel >= meta->channels)
+    return NULL;
+  off = (((gsize) tile_y * meta->tiles_x + tile_x) * meta->channels + channel)
+      * 256;
+  if (!gst_buffer_map (meta->luts, &map, GST_MAP_READ))
+    return NULL;
+  if (map.size >= off + 256)
+    lut = g_bytes_new (map.data + off, 256);
+  gst_buffer_unmap (meta->luts, &map);
+  return lut;
 }

@@ -44,12 +44,20 @@ GST_CUDAIMGPROC_API GType gst_equalization_meta_api_get_type (void);
 GST_CUDAIMGPROC_API const GstMetaInfo *gst_equalization_meta_get_info (void);
 #define GST_EQUALIZATION_META_INFO (gst_equalization_meta_get_info ())
 
-#define gst_buffer_get_equalization_meta(b) \
-  ((GstEqualizationMeta *) gst_buffer_get_meta ((b), GST_EQUALIZATION_META_API_TYPE))
+/* The meta of @buffer, or NULL (a function rather than a macro so that
+ * bindings see it). */
+GST_CUDAIMGPROC_API
+GstEqualizationMeta *gst_buffer_get_equalization_meta (GstBuffer * buffer);
 
 /* Takes a reference to @luts. */
 GST_CUDAIMGPROC_API
 GstEqualizationMeta *gst_buffer_add_equalization_meta (GstBuffer * buffer,
     GstBuffer * luts, guint tiles_x, guint tiles_y, guint channels);
+
+/* A copy of the 256-entry table of tile (@tile_x, @tile_y), channel
+ * @channel, or NULL when out of range; for bindings (Python gets bytes). */
+GST_CUDAIMGPROC_API
+GBytes *gst_equalization_meta_get_lut (const GstEqualizationMeta * meta,
+    guint tile_x, guint tile_y, guint channel);
 
 G_END_DECLS

@@ -77,6 +77,34 @@ gst_histogram_meta_get_info (void)
   return info;
 }
 
+/**
+ * gst_buffer_get_histogram_meta:
+ * @buffer: a #GstBuffer
+ *
+ * Returns: (transfer none) (nullable): the #GstHistogramMeta of @buffer, or
+ *   %NULL when it has none
+ */
+GstHistogramMeta *
+gst_buffer_get_histogram_meta (GstBuffer * buffer)
+{
+  return (GstHistogramMeta *) gst_buffer_get_meta (buffer,
+      GST_HISTOGRAM_META_API_TYPE);
+}
+
+/**
+ * gst_buffer_add_histogram_meta: (skip)
+ * @buffer: a #GstBuffer
+ * @bins: bins per histogram
+ * @n_histograms: number of histograms
+ * @names: @n_histograms names
+ * @counts: @n_histograms * @bins counts
+ * @roi_x: left edge of the region, luma pixels
+ * @roi_y: top edge of the region, luma pixels
+ * @roi_width: width of the region
+ * @roi_height: height of the region
+ *
+ * Returns: (transfer none): the meta added to @buffer
+ */
 GstHistogramMeta *
 gst_buffer_add_histogram_meta (GstBuffer * buffer, guint bins,
     guint n_histograms, const gchar * const *names, const guint64 * counts,
@@ -107,6 +135,14 @@ gst_buffer_add_histogram_meta (GstBuffer * buffer, guint bins,
   return m;
 }
 
+/**
+ * gst_histogram_meta_get_counts: (skip)
+ * @meta: a #GstHistogramMeta
+ * @name: a histogram name
+ *
+ * Returns: (transfer none) (nullable): the @bins counts of the histogram
+ *   called @name, or %NULL if the meta has none of that name
+ */
 const guint64 *
 gst_histogram_meta_get_counts (const GstHistogramMeta * meta,
     const gchar * name)
@@ -119,6 +155,41 @@ gst_histogram_meta_get_counts (const GstHistogramMeta * meta,
       return meta->counts + (gsize) i * meta->bins;
   }
   return NULL;
+}
+
+/**
+ * gst_histogram_meta_get_counts_full: (rename-to gst_histogram_meta_get_counts)
+ * @meta: a #GstHistogramMeta
+ * @name: a histogram name (see gst_histogram_meta_get_names())
+ * @n_counts: (out) (optional): the number of counts (@bins), 0 when there is
+ *   no histogram called @name
+ *
+ * Returns: (transfer none) (array length=n_counts) (nullable): the counts of
+ *   the histogram called @name, or %NULL if the meta has none of that name
+ */
+const guint64 *
+gst_histogram_meta_get_counts_full (const GstHistogramMeta * meta,
+    const gchar * name, guint * n_counts)
+{
+  const guint64 *counts = gst_histogram_meta_get_counts (meta, name);
+
+  if (n_counts)
+    *n_counts = counts ? meta->bins : 0;
+  return counts;
+}
+
+/**
+ * gst_histogram_meta_get_names:
+ * @meta: a #GstHistogramMeta
+ *
+ * Returns: (transfer none) (array zero-terminated=1): the names of the
+ *   histograms, in the order of @counts
+ */
+const gchar *const *
+gst_histogram_meta_get_names (const GstHistogramMeta * meta)
+{
+  g_return_val_if_fail (meta != NULL, NULL);
+  return (const gchar * const *) meta->names;
 }
 
 gboolean

@@ -65,8 +65,10 @@ GST_CUDAIMGPROC_API GType gst_histogram_meta_api_get_type (void);
 GST_CUDAIMGPROC_API const GstMetaInfo *gst_histogram_meta_get_info (void);
 #define GST_HISTOGRAM_META_INFO (gst_histogram_meta_get_info ())
 
-#define gst_buffer_get_histogram_meta(b) \
-  ((GstHistogramMeta *) gst_buffer_get_meta ((b), GST_HISTOGRAM_META_API_TYPE))
+/* The meta of @buffer, or NULL (a function rather than a macro so that
+ * bindings see it). */
+GST_CUDAIMGPROC_API
+GstHistogramMeta *gst_buffer_get_histogram_meta (GstBuffer * buffer);
 
 /* Copies @names (@n_histograms strings) and @counts (@n_histograms * @bins
  * values). The region is given in luma pixel coordinates. */
@@ -76,8 +78,6 @@ GstHistogramMeta *gst_buffer_add_histogram_meta (GstBuffer * buffer,
     const guint64 * counts, guint roi_x, guint roi_y, guint roi_width,
     guint roi_height);
 
-/* The @bins counts of the histogram called @name, or %NULL if the meta has
- * none of that name. */
 /* TRUE when @meta describes the pixels arriving on @sinkpad: computed by the
  * element linked to it, with nothing that may write pixels in between (the
  * rule of gst_integral_image_meta_describes_input()). */
@@ -85,8 +85,20 @@ GST_CUDAIMGPROC_API
 gboolean gst_histogram_meta_describes_input (const GstHistogramMeta * meta,
     GstPad * sinkpad);
 
+/* The @bins counts of the histogram called @name, or %NULL if the meta has
+ * none of that name. */
 GST_CUDAIMGPROC_API
 const guint64 *gst_histogram_meta_get_counts (const GstHistogramMeta * meta,
     const gchar * name);
+
+/* The same with the number of counts (@bins) in @n_counts, for bindings:
+ * Python's meta.get_counts(name) returns a list. */
+GST_CUDAIMGPROC_API
+const guint64 *gst_histogram_meta_get_counts_full (const GstHistogramMeta * meta,
+    const gchar * name, guint * n_counts);
+
+/* The @n_histograms names, NULL-terminated (@names), for bindings. */
+GST_CUDAIMGPROC_API
+const gchar * const *gst_histogram_meta_get_names (const GstHistogramMeta * meta);
 
 G_END_DECLS

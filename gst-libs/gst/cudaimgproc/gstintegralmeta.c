@@ -76,6 +76,20 @@ gst_integral_image_meta_get_info (void)
   return info;
 }
 
+/**
+ * gst_buffer_add_integral_image_meta:
+ * @buffer: a #GstBuffer
+ * @sum: the table (one memory); the meta takes a reference
+ * @sqsum: (nullable): the squared table (guint64); the meta takes a reference
+ * @type: element type of @sum
+ * @width: table width in elements (plane width + 1)
+ * @height: table height in rows (plane height + 1)
+ * @stride: bytes between rows of @sum
+ * @sq_stride: bytes between rows of @sqsum
+ * @plane: component of the frame the table was computed on
+ *
+ * Returns: (transfer none): the meta added to @buffer
+ */
 GstIntegralImageMeta *
 gst_buffer_add_integral_image_meta (GstBuffer * buffer, GstBuffer * sum,
     GstBuffer * sqsum, GstIntegralImageType type, guint width, guint height,
@@ -101,6 +115,35 @@ gst_buffer_add_integral_image_meta (GstBuffer * buffer, GstBuffer * sum,
   return m;
 }
 
+/**
+ * gst_buffer_get_integral_image_meta:
+ * @buffer: a #GstBuffer
+ *
+ * Returns: (transfer none) (nullable): the #GstIntegralImageMeta of @buffer,
+ *   or %NULL when it has none
+ */
+GstIntegralImageMeta *
+gst_buffer_get_integral_image_meta (GstBuffer * buffer)
+{
+  return (GstIntegralImageMeta *) gst_buffer_get_meta (buffer,
+      GST_INTEGRAL_IMAGE_META_API_TYPE);
+}
+
+/**
+ * gst_integral_image_rect_sum: (skip)
+ * @table: the mapped table (host memory)
+ * @stride: bytes between rows of @table
+ * @type: element type of @table
+ * @table_width: table width in elements
+ * @table_height: table height in rows
+ * @x: left edge of the rectangle
+ * @y: top edge of the rectangle
+ * @w: width of the rectangle
+ * @h: height of the rectangle
+ *
+ * Returns: the sum over [@x, @x + @w) x [@y, @y + @h), 0 for an empty or
+ *   out-of-range rectangle
+ */
 guint64
 gst_integral_image_rect_sum (const guint8 * table, gsize stride,
     GstIntegralImageType type, guint table_width, guint table_height,
@@ -121,6 +164,81 @@ gst_integral_image_rect_sum (const guint8 * table, gsize stride,
     const guint64 *r1 = (const guint64 *) (table + y1 * stride);
     return r1[x1] - r1[x] - r0[x1] + r0[x];
   }
+}
+
+static gboolean
+rect_sum_from_buffer (GstBuffer * table, gsize stride, GstIntegralImageType type,
+    const GstIntegralImageMeta * meta, guint x, guint y, guint w, guint h,
+    guint64 * sum)
+{
+  gsize elem = type == GST_INTEGRAL_IMAGE_TYPE_U32 ? 4 : 8;
+  GstMapInfo map;
+
+  *sum = 0;
+  /* the rectangle lies inside the plane, whose size is the table's - 1 */
+  if (!table || meta->width == 0 || meta->height == 0
+      || x > meta->width - 1 || w > meta->width - 1 - x
+      || y > meta->height - 1 || h > meta->height - 1 - y)
+    return FALSE;
+  if (!gst_buffer_map (table, &map, GST_MAP_READ))
+    return FALSE;
+  if (map.size < stride * (meta->height - 1) + elem * meta->width) {
+    gst_buffer_unmap (table, &map);
+    return FALSE;
+  }
+  if (w > 0 && h > 0)
+    *sum = gst_integral_image_rect_sum (map.data, stride, type, meta->width,
+        meta->height, x, y, w, h);
+  gst_buffer_unmap (table, &map);
+  return TRUE;
+}
+
+/**
+ * gst_integral_image_meta_rect_sum:
+ * @meta: a #GstIntegralImageMeta
+ * @x: left edge of the rectangle, pixels of the plane
+ * @y: top edge of the rectangle
+ * @w: width of the rectangle (0 gives 0)
+ * @h: height of the rectangle (0 gives 0)
+ * @sum: (out): the sum of the pixels in [@x, @x + @w) x [@y, @y + @h)
+ *
+ * Maps the table (a CUDA table is read back) and evaluates the rectangle sum
+ * as gst_integral_image_rect_sum() does: exact below 2^32 for
+ * %GST_INTEGRAL_IMAGE_TYPE_U32 tables, exact for U64 ones.
+ *
+ * Returns: %FALSE when the rectangle does not lie inside the plane or the
+ *   table cannot be mapped
+ */
+gboolean
+gst_integral_image_meta_rect_sum (const GstIntegralImageMeta * meta, guint x,
+    guint y, guint w, guint h, guint64 * sum)
+{
+  g_return_val_if_fail (meta != NULL && sum != NULL, FALSE);
+  return rect_sum_from_buffer (meta->sum, meta->stride, meta->type, meta, x, y,
+      w, h, sum);
+}
+
+/**
+ * gst_integral_image_meta_rect_sqsum:
+ * @meta: a #GstIntegralImageMeta
+ * @x: left edge of the rectangle, pixels of the plane
+ * @y: top edge of the rectangle
+ * @w: width of the rectangle (0 gives 0)
+ * @h: height of the rectangle (0 gives 0)
+ * @sum: (out): the sum of the squared pixels in the rectangle
+ *
+ * Like gst_integral_image_meta_rect_sum(), from the squared table (guint64).
+ *
+ * Returns: %FALSE when the meta has no squared table, the rectangle does not
+ *   lie inside the plane or the table cannot be mapped
+ */
+gboolean
+gst_integral_image_meta_rect_sqsum (const GstIntegralImageMeta * meta, guint x,
+    guint y, guint w, guint h, guint64 * sum)
+{
+  g_return_val_if_fail (meta != NULL && sum != NULL, FALSE);
+  return rect_sum_from_buffer (meta->sqsum, meta->sq_stride,
+      GST_INTEGRAL_IMAGE_TYPE_U64, meta, x, y, w, h, sum);
 }
 
 /* Elements that hand on the pixels they receive unchanged. */

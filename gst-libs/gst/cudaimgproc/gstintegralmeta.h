@@ -91,8 +91,10 @@ GST_CUDAIMGPROC_API GType gst_integral_image_meta_api_get_type (void);
 GST_CUDAIMGPROC_API const GstMetaInfo *gst_integral_image_meta_get_info (void);
 #define GST_INTEGRAL_IMAGE_META_INFO (gst_integral_image_meta_get_info ())
 
-#define gst_buffer_get_integral_image_meta(b) \
-  ((GstIntegralImageMeta *) gst_buffer_get_meta ((b), GST_INTEGRAL_IMAGE_META_API_TYPE))
+/* The meta of @buffer, or NULL (a function rather than a macro so that
+ * bindings see it). */
+GST_CUDAIMGPROC_API
+GstIntegralImageMeta *gst_buffer_get_integral_image_meta (GstBuffer * buffer);
 
 /* Takes a reference to @sum and @sqsum (may be NULL). */
 GST_CUDAIMGPROC_API
@@ -115,5 +117,19 @@ GST_CUDAIMGPROC_API
 guint64 gst_integral_image_rect_sum (const guint8 * table, gsize stride,
     GstIntegralImageType type, guint table_width, guint table_height,
     guint x, guint y, guint w, guint h);
+
+/* The same from the meta itself, mapping its table (a CUDA table is read
+ * back): FALSE when the rectangle does not lie inside the plane or the table
+ * cannot be mapped. For applications and bindings (Python); per-pixel loops
+ * map the table once and use gst_integral_image_rect_sum(). */
+GST_CUDAIMGPROC_API
+gboolean gst_integral_image_meta_rect_sum (const GstIntegralImageMeta * meta,
+    guint x, guint y, guint w, guint h, guint64 * sum);
+
+/* Sum of the squared pixels over the rectangle, from the squared table:
+ * FALSE also when the meta has none (element property squared=false). */
+GST_CUDAIMGPROC_API
+gboolean gst_integral_image_meta_rect_sqsum (const GstIntegralImageMeta * meta,
+    guint x, guint y, guint w, guint h, guint64 * sum);
 
 G_END_DECLS

@@ -112,10 +112,52 @@ Status histogram (const HistInput *inputs, int count, int bins,
  * often, which is how the tests reach the carry path. */
 void histogram_debug_max_blocks (int n);
 
+/* ---- drawing: histograms as a bar chart painted into a frame ------------
+ *
+ * histogram_draw() paints `count` histograms of `bins` counts (histogram i at
+ * hist[i * bins], as histogram() writes them) as a bar chart into a
+ * rectangle of a frame, in place, one 8-bit component at a time: a
+ * HistDrawPlane is the rectangle's samples in one component (a subsampled
+ * chroma plane has its own, smaller rectangle) and the values painted there.
+ * In a plane of W x H samples:
+ * - the histograms are stacked in bands: histogram i covers the rows
+ *   [i * H / count, (i + 1) * H / count) (integer division), Hb rows;
+ * - bin b covers the columns x with x * bins / W == b;
+ * - with m the largest count of histogram i, the sample in row r of the band
+ *   (0 = top) belongs to bin b's bar when
+ *     count_b * Hb > (Hb - 1 - r) * m                (64-bit)
+ *   so bars grow from the bottom, are ceil(count_b * Hb / m) rows high, the
+ *   fullest bin fills the band, any non-empty bin shows at least one row and
+ *   m = 0 draws no bar; bar samples become bar[i] (solid);
+ * - every other sample of the rectangle is blended towards `background`:
+ *     s' = (s * (256 - alpha) + background * alpha + 128) >> 8
+ *   alpha 0..256 (0: the frame shows unchanged, 256: a solid background).
+ * Planes may be in any order and must not overlap; count 1..4, bins as for
+ * histogram() (any count values). */
+constexpr int kHistDrawMaxPlanes = 4;
+
+struct HistDrawPlane {
+  uint8_t *data = nullptr;      /* first sample of the rectangle (written) */
+  size_t pitch = 0;             /* bytes between rows */
+  int width = 0;                /* samples per row */
+  int height = 0;               /* rows */
+  int step = 1;                 /* bytes between samples in a row */
+  uint8_t bar[kHistogramMaxInputs] = {};  /* value of histogram i's bars */
+  uint8_t background = 0;       /* value the background is blended towards */
+};
+
+/* Paints the chart on the GPU: d_hist and the planes are device memory; one
+ * launch on `stream`, asynchronous. */
+Status histogram_draw (const uint32_t *d_hist, int count, int bins,
+    const HistDrawPlane *planes, int n_planes, int alpha, Stream stream);
+
 namespace ref {
 /* CPU reference: same arguments and results, host pointers. */
 Status histogram (const HistInput *inputs, int count, int bins,
     uint32_t *hist, bool accumulate);
+/* CPU reference of histogram_draw(): host pointers, identical pixels. */
+Status histogram_draw (const uint32_t *hist, int count, int bins,
+    const HistDrawPlane *planes, int n_planes, int alpha);
 }  // namespace ref
 
 }  // namespace cip
