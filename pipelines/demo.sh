@@ -69,6 +69,9 @@ echo "== cudahalftone: error diffusion (Floyd-Steinberg, Atkinson), ordered"
 echo "   dithering and colour halftoning; before/after pictures:"
 bash "$top/pipelines/halftone.sh" "$pics"
 
+echo; echo "== tracking videotestsrc's ball from the integral image meta (pipelines/track):"
+"$build/pipelines/track" -q --frames 90 --width 640 --height 360 --strip-width 0 --check-ball --strip-dir "$pics/track" | grep -E "fps|search per|ball check|PNG strip:"
+
 echo
 echo "== pictures: every PNG above, in one folder, with an index.html to look at them"
 {

@@ -6,6 +6,8 @@
 #   h264-1080p.mp4        1920x1080, 300 frames at 30 fps (moving SMPTE bars)
 #   h264-2160p.mp4        3840x2160, 120 frames (moving zone plate)
 #   h265-10bit-1080p.mkv  1920x1080 Main 10, 90 frames
+#   ball-2160p.mp4        3840x2160, 300 frames of videotestsrc's ball (the
+#                         tracking example's decode run, pipelines/track-gpu.sh)
 # Usage: tests/make-media.sh DIR   (files already there are kept)
 set -euo pipefail
 dir=${1:?usage: make-media.sh DIR}
@@ -28,4 +30,8 @@ enc h265-10bit-1080p.mkv videotestsrc num-buffers=90 pattern=smpte horizontal-sp
   video/x-raw,format=I420_10LE,width=1920,height=1080,framerate=30/1 ! \
   x265enc bitrate=4000 speed-preset=ultrafast ! video/x-h265,profile=main-10 ! \
   h265parse ! matroskamux !
+enc ball-2160p.mp4 videotestsrc num-buffers=300 pattern=ball ! \
+  video/x-raw,format=I420,width=3840,height=2160,framerate=30/1 ! \
+  x264enc pass=qual quantizer=20 speed-preset=veryfast ! video/x-h264,profile=high ! \
+  h264parse ! mp4mux !
 ls -l "$dir"

@@ -20,7 +20,7 @@ while read -r t; do
 done < "$build/tests/test-executables.list"
 cp "$build"/plugins/*.so "$dst/plugins/"
 find "$build/gst-libs" -maxdepth 1 -name "*.so*" ! -type d -exec cp -P {} "$dst/gst-libs/" \;
-cp "$build"/pipelines/integral-rect "$dst/pipelines/" 2>/dev/null || true
+cp "$build"/pipelines/{integral-rect,track} "$dst/pipelines/" 2>/dev/null || true
 cp "$build"/bench/bench_element "$dst/bench/" 2>/dev/null || true
 cp "$build"/bench/bench_decode "$dst/bench/" 2>/dev/null || true
 strip --strip-debug "$dst"/tests/test_* "$dst"/plugins/*.so 2>/dev/null || true
