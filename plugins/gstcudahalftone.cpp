@@ -10,10 +10,11 @@
  * (`method=ordered`, the fast alternative). For e-paper and thermal-printer
  * output, print preview, retro looks and bit-depth reduction without banding.
  *
- * `color=false` (default) halftones the luma of YUV and GRAY8 frames and sets
- * the chroma neutral (grey output); RGB formats need `color=true`, which
- * halftones every plane (Y, U, V) or colour channel (R, G, B; alpha and the
- * padding byte are copied) on its own.
+ * `color=false` (default) halftones the luma and gives grey output: the Y
+ * plane of YUV frames with the chroma set neutral, GRAY8, or the BT.601 luma
+ * of RGB frames written to R, G and B. `color=true` halftones every plane
+ * (Y, U, V) or colour channel (R, G, B) on its own. Alpha and the padding
+ * byte of RGB formats are copied.
  *
  * Error diffusion runs in one kernel launch per frame on the GPU (the
  * single-kernel soft synchronization of Funasaka, Nakano and Ito: strips of
@@ -130,8 +131,6 @@ static void gst_cuda_halftone_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
 static void gst_cuda_halftone_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
-static gboolean gst_cuda_halftone_format_supported (GstCudaImgprocFilter *
-    filter, GstVideoFormat format, const gchar ** why);
 static GstFlowReturn gst_cuda_halftone_process (GstCudaImgprocFilter * filter,
     GstBuffer * inbuf, const GstCudaImgprocFrame * in,
     GstCudaImgprocFrame * out, const GstCudaImgprocRun * run);
@@ -179,13 +178,14 @@ gst_cuda_halftone_class_init (GstCudaHalftoneClass * klass)
   /**
    * GstCudaHalftone:color:
    *
-   * FALSE: the luma is halftoned and YUV chroma set neutral (YUV and GRAY8
-   * formats only); TRUE: every plane or colour channel on its own.
+   * FALSE: the luma is halftoned, grey output (YUV chroma set neutral, RGB
+   * frames' BT.601 luma written to R, G and B); TRUE: every plane or colour
+   * channel on its own.
    */
   g_object_class_install_property (gobject_class, PROP_COLOR,
       g_param_spec_boolean ("color", "Color",
-          "Halftone every plane or colour channel (false: luma only, chroma "
-          "neutral; YUV and GRAY8 only)", DEFAULT_COLOR, flags));
+          "Halftone every plane or colour channel (false: the luma only, grey "
+          "output)", DEFAULT_COLOR, flags));
   /**
    * GstCudaHalftone:temporal-stability:
    *
@@ -205,8 +205,6 @@ gst_cuda_halftone_class_init (GstCudaHalftoneClass * klass)
 
   filter_class->in_place = FALSE;
   filter_class->writes_frame = TRUE;
-  filter_class->format_supported =
-      GST_DEBUG_FUNCPTR (gst_cuda_halftone_format_supported);
   filter_class->process = GST_DEBUG_FUNCPTR (gst_cuda_halftone_process);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_HALFTONE_KERNEL,
@@ -232,7 +230,6 @@ gst_cuda_halftone_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaHalftone *self = GST_CUDA_HALFTONE (object);
-  gboolean renegotiate = FALSE;
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -246,7 +243,6 @@ gst_cuda_halftone_set_property (GObject * object, guint prop_id,
       self->levels = g_value_get_uint (value);
       break;
     case PROP_COLOR:
-      renegotiate = self->color != g_value_get_boolean (value);
       self->color = g_value_get_boolean (value);
       break;
     case PROP_TEMPORAL_STABILITY:
@@ -257,9 +253,6 @@ gst_cuda_halftone_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
-  /* color=false narrows the formats */
-  if (renegotiate)
-    gst_cuda_imgproc_filter_renegotiate (GST_CUDA_IMGPROC_FILTER (self));
 }
 
 static void
@@ -292,23 +285,6 @@ gst_cuda_halftone_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
-static gboolean
-gst_cuda_halftone_format_supported (GstCudaImgprocFilter * filter,
-    GstVideoFormat format, const gchar ** why)
-{
-  GstCudaHalftone *self = GST_CUDA_HALFTONE (filter);
-  gboolean color;
-
-  GST_OBJECT_LOCK (self);
-  color = self->color;
-  GST_OBJECT_UNLOCK (self);
-  if (why)
-    *why = "color=false halftones the luma plane of YUV and GRAY8 formats; "
-        "set color=true for RGB";
-  return color ||
-      !GST_VIDEO_FORMAT_INFO_IS_RGB (gst_video_format_get_info (format));
-}
-
 static GstFlowReturn
 gst_cuda_halftone_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
     const GstCudaImgprocFrame * in, GstCudaImgprocFrame * out,
@@ -330,13 +306,8 @@ gst_cuda_halftone_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   GST_OBJECT_UNLOCK (self);
 
   const bool rgb = GST_VIDEO_INFO_IS_RGB (info);
-  if (rgb && !color) {
-    /* color=false set while playing: renegotiation was asked for */
-    GST_WARNING_OBJECT (self, "color=false on %s: halftoning the colour "
-        "channels until upstream renegotiates", GST_VIDEO_INFO_NAME (info));
-    color = TRUE;
-  }
-  /* what is halftoned: luma only, or every colour component */
+  /* what is halftoned: the luma (of RGB: one plane of pixels that the
+   * kernel library turns to grey), or every colour component */
   const guint n_comp = color ? MIN (gst_cuda_imgproc_n_components (info),
       rgb ? 3u : 4u) : 1u;
   GstFlowReturn ret = GST_FLOW_OK;
@@ -365,6 +336,15 @@ gst_cuda_halftone_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
     p.dst_pitch = (size_t) out->stride[GST_VIDEO_FORMAT_INFO_PLANE (info->finfo,
             c)];
     p.dst_step = p.src.step;
+    if (rgb && !color) {
+      /* the pixels from their first byte, R, G and B at their offsets */
+      const GstVideoFormatInfo *fi = info->finfo;
+      p.rgb_luma = true;
+      p.src.data -= GST_VIDEO_FORMAT_INFO_POFFSET (fi, 0);
+      p.dst -= GST_VIDEO_FORMAT_INFO_POFFSET (fi, 0);
+      for (int k = 0; k < 3; k++)
+        p.rgb_offset[k] = (int) GST_VIDEO_FORMAT_INFO_POFFSET (fi, k);
+    }
     if (temporal) {
       gboolean fresh;
       p.history_pitch = (size_t) MAX (p.src.width, 1);

@@ -255,8 +255,36 @@ struct HtLayout {
   size_t ring[halftone_max_planes] = {};
   int first_strip[halftone_max_planes] = {};
   int total_strips = 0;
+  /* rgb_luma planes: their luma and their grey output, ht_luma_pitch()
+   * bytes a row */
+  size_t luma[halftone_max_planes] = {};
+  size_t grey[halftone_max_planes] = {};
   size_t total = 0;
 };
+
+inline size_t
+ht_luma_pitch (int width)
+{
+  return ((size_t) width + 3) / 4 * 4;
+}
+
+/* The plane an rgb_luma plane becomes once its luma is in `luma` and its
+ * output goes to `grey` (pitch ht_luma_pitch); other planes unchanged. */
+inline HalftonePlane
+ht_grey_plane (const HalftonePlane &p, uint8_t *luma, uint8_t *grey)
+{
+  if (!p.rgb_luma)
+    return p;
+  HalftonePlane q = p;
+  q.src.data = luma;
+  q.src.pitch = ht_luma_pitch (p.src.width);
+  q.src.step = 1;
+  q.dst = grey;
+  q.dst_pitch = q.src.pitch;
+  q.dst_step = 1;
+  q.rgb_luma = false;
+  return q;
+}
 
 HtLayout ht_layout (const HalftonePlane *planes, int n_planes);
 

@@ -3,6 +3,7 @@
  * CPU-only builds. */
 #include "cip/halftone.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 
@@ -102,16 +103,50 @@ span (const void *p, size_t pitch, int w, int h, int step)
   return r;
 }
 
+/* Bytes of a pixel beyond its first that the plane touches. */
+int
+pixel_extra (const HalftonePlane &p)
+{
+  return p.rgb_luma ? std::max ({p.rgb_offset[0], p.rgb_offset[1],
+          p.rgb_offset[2]}) : 0;
+}
+
 Range
 src_span (const HalftonePlane &p)
 {
-  return span (p.src.data, p.src.pitch, p.src.width, p.src.height, p.src.step);
+  Range r = span (p.src.data, p.src.pitch, p.src.width, p.src.height,
+      p.src.step);
+  if (r.hi > r.lo)
+    r.hi += (size_t) pixel_extra (p);
+  return r;
 }
 
 Range
 dst_span (const HalftonePlane &p)
 {
-  return span (p.dst, p.dst_pitch, p.src.width, p.src.height, p.dst_step);
+  Range r = span (p.dst, p.dst_pitch, p.src.width, p.src.height, p.dst_step);
+  if (r.hi > r.lo)
+    r.hi += (size_t) pixel_extra (p);
+  return r;
+}
+
+/* rgb_luma: 3 .. 8 bytes a pixel, distinct colour offsets inside it, rows
+ * long enough for the last pixel's colour bytes. */
+bool
+valid_rgb (const HalftonePlane &p)
+{
+  if (!p.rgb_luma)
+    return true;
+  const int *o = p.rgb_offset;
+  if (p.src.step < 3 || p.src.step > 8 || p.dst_step != p.src.step)
+    return false;
+  for (int c = 0; c < 3; c++)
+    if (o[c] < 0 || o[c] >= p.src.step)
+      return false;
+  if (o[0] == o[1] || o[0] == o[2] || o[1] == o[2])
+    return false;
+  const size_t row = (size_t) (p.src.width - 1) * p.src.step + pixel_extra (p) + 1;
+  return p.src.height <= 1 || (p.src.pitch >= row && p.dst_pitch >= row);
 }
 
 Range
@@ -149,6 +184,8 @@ halftone_validate (const HalftonePlane *planes, int n_planes,
   for (int i = 0; i < n_planes; i++) {
     const HalftonePlane &p = planes[i];
     if (!view_is_valid (p.src) || p.dst_step < 1)
+      return Status::invalid_argument;
+    if (!ht_plane_empty (p) && !valid_rgb (p))
       return Status::invalid_argument;
     if (ht_plane_empty (p))
       continue;
@@ -223,6 +260,16 @@ ht_layout (const HalftonePlane *planes, int n_planes)
       continue;
     l.ring[i] = off;
     off = align256 (off + (size_t) p.src.height * kHtRing * sizeof (int16_t));
+  }
+  for (int i = 0; i < n_planes; i++) {
+    const HalftonePlane &p = planes[i];
+    if (ht_plane_empty (p) || !p.rgb_luma || p.src.width < 0 || p.src.height < 0)
+      continue;
+    const size_t bytes = ht_luma_pitch (p.src.width) * (size_t) p.src.height;
+    l.luma[i] = off;
+    off = align256 (off + bytes);
+    l.grey[i] = off;
+    off = align256 (off + bytes);
   }
   l.total = off;
   return l;

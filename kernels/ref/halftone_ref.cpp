@@ -77,12 +77,36 @@ halftone (const HalftonePlane *planes, int n_planes, const HalftoneOptions &opt)
   const int band = detail::ht_reads_history (opt) ?
       halftone_hysteresis (opt.levels, opt.temporal_stability) : 0;
   for (int i = 0; i < n_planes; i++) {
-    if (detail::ht_plane_empty (planes[i]))
+    const HalftonePlane &p = planes[i];
+    if (detail::ht_plane_empty (p))
       continue;
+    /* packed RGB to grey: the luma plane is halftoned, its levels copied to
+     * the three colour bytes */
+    std::vector<uint8_t> luma, grey;
+    if (p.rgb_luma) {
+      const size_t lp = detail::ht_luma_pitch (p.src.width);
+      luma.resize (lp * (size_t) p.src.height);
+      grey.resize (luma.size ());
+      for (int y = 0; y < p.src.height; y++)
+        for (int x = 0; x < p.src.width; x++) {
+          const uint8_t *px = p.src.data + (size_t) y * p.src.pitch +
+              (size_t) x * p.src.step;
+          luma[(size_t) y * lp + x] = halftone_luma (px[p.rgb_offset[0]],
+              px[p.rgb_offset[1]], px[p.rgb_offset[2]]);
+        }
+    }
+    const HalftonePlane q = detail::ht_grey_plane (p, luma.data (), grey.data ());
     if (opt.method == HalftoneMethod::ordered)
-      ordered_plane (planes[i], opt.levels);
+      ordered_plane (q, opt.levels);
     else
-      diffuse_plane (planes[i], opt, band);
+      diffuse_plane (q, opt, band);
+    if (p.rgb_luma)
+      for (int y = 0; y < p.src.height; y++)
+        for (int x = 0; x < p.src.width; x++) {
+          uint8_t *px = p.dst + (size_t) y * p.dst_pitch + (size_t) x * p.dst_step;
+          for (int c = 0; c < 3; c++)
+            px[p.rgb_offset[c]] = grey[(size_t) y * q.dst_pitch + x];
+        }
   }
   return Status::ok;
 }

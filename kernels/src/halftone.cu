@@ -955,6 +955,77 @@ halftone_workspace_init (void *d_ws, size_t ws_bytes, Stream stream)
   return Status::ok;
 }
 
+namespace {
+
+/* rgb_luma planes: packed RGB to its luma plane, and the grey output back to
+ * the three colour bytes (one thread a pixel). */
+struct RgbP {
+  const uint8_t *src;
+  uint8_t *dst;
+  size_t pitch, dst_pitch, lpitch;
+  int step, o0, o1, o2, width;
+  uint8_t *luma, *grey;
+};
+
+__global__ void __launch_bounds__ (256)
+ht_rgb_to_luma (const RgbP r)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y;
+  if (x >= r.width)
+    return;
+  const uint8_t *px = r.src + (size_t) y * r.pitch + (size_t) x * r.step;
+  r.luma[(size_t) y * r.lpitch + x] = halftone_luma (px[r.o0], px[r.o1], px[r.o2]);
+}
+
+__global__ void __launch_bounds__ (256)
+ht_grey_to_rgb (const RgbP r)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y;
+  if (x >= r.width)
+    return;
+  const uint8_t v = r.grey[(size_t) y * r.lpitch + x];
+  uint8_t *px = r.dst + (size_t) y * r.dst_pitch + (size_t) x * r.step;
+  px[r.o0] = v;
+  px[r.o1] = v;
+  px[r.o2] = v;
+}
+
+Status
+rgb_pass (const HalftonePlane &hp, uint8_t *luma, uint8_t *grey, bool to_luma,
+    cudaStream_t cs)
+{
+  RgbP r;
+  r.src = hp.src.data;
+  r.dst = hp.dst;
+  r.pitch = hp.src.pitch;
+  r.dst_pitch = hp.dst_pitch;
+  r.lpitch = ht_luma_pitch (hp.src.width);
+  r.step = hp.src.step;
+  r.o0 = hp.rgb_offset[0];
+  r.o1 = hp.rgb_offset[1];
+  r.o2 = hp.rgb_offset[2];
+  r.width = hp.src.width;
+  r.luma = luma;
+  r.grey = grey;
+  const dim3 grid ((unsigned) ((hp.src.width + 255) / 256), (unsigned) hp.src.height);
+  if (to_luma) {
+    ht_rgb_to_luma<<<grid, 256, 0, cs>>> (r);
+    CIP_LAUNCH_CHECK (cs, "ht_rgb_to_luma");
+  } else {
+    ht_grey_to_rgb<<<grid, 256, 0, cs>>> (r);
+    CIP_LAUNCH_CHECK (cs, "ht_grey_to_rgb");
+  }
+  return Status::ok;
+}
+
+Status halftone_planes (const HalftonePlane *planes, int n_planes,
+    const HalftoneOptions &opt, void *d_ws, size_t ws_bytes, cudaStream_t cs,
+    HalftoneAlgorithm algo);
+
+}  // namespace
+
 Status
 halftone (const HalftonePlane *planes, int n_planes, const HalftoneOptions &opt,
     void *d_ws, size_t ws_bytes, Stream stream, HalftoneAlgorithm algo)
@@ -966,6 +1037,41 @@ halftone (const HalftonePlane *planes, int n_planes, const HalftoneOptions &opt,
   Status st = halftone_validate (planes, n_planes, opt, d_ws, ws_bytes);
   if (st != Status::ok)
     return st;
+  const cudaStream_t cs = (cudaStream_t) stream;
+  /* rgb_luma planes become planes of the workspace: their luma in, grey out */
+  const HtLayout lay = ht_layout (planes, n_planes);
+  HalftonePlane q[halftone_max_planes];
+  bool luma = false;
+  for (int i = 0; i < n_planes; i++) {
+    q[i] = planes[i];
+    if (!planes[i].rgb_luma || ht_plane_empty (planes[i]))
+      continue;
+    if (!d_ws || ws_bytes < lay.total || (uintptr_t) d_ws % 256 != 0)
+      return Status::invalid_argument;
+    if (planes[i].src.width > kHtMaxSide || planes[i].src.height > kHtMaxSide)
+      return Status::unsupported;
+    uint8_t *ws = static_cast<uint8_t *> (d_ws);
+    q[i] = ht_grey_plane (planes[i], ws + lay.luma[i], ws + lay.grey[i]);
+    st = rgb_pass (planes[i], ws + lay.luma[i], ws + lay.grey[i], true, cs);
+    if (st != Status::ok)
+      return st;
+    luma = true;
+  }
+  st = halftone_planes (q, n_planes, opt, d_ws, ws_bytes, cs, algo);
+  for (int i = 0; luma && st == Status::ok && i < n_planes; i++)
+    if (planes[i].rgb_luma && !ht_plane_empty (planes[i]))
+      st = rgb_pass (planes[i], (uint8_t *) q[i].src.data, q[i].dst, false, cs);
+  return st;
+}
+
+namespace {
+
+/* halftone() once the arguments are checked and rgb_luma planes replaced. */
+Status
+halftone_planes (const HalftonePlane *planes, int n_planes,
+    const HalftoneOptions &opt, void *d_ws, size_t ws_bytes, cudaStream_t cs,
+    HalftoneAlgorithm algo)
+{
   const HtLayout lay = ht_layout (planes, n_planes);
   Params p = { };
   int strips[halftone_max_planes] = { };
@@ -1009,7 +1115,6 @@ halftone (const HalftonePlane *planes, int n_planes, const HalftoneOptions &opt,
   p.lmagic = ht_level_magic (opt.levels);
   p.band = ht_reads_history (opt) ?
       halftone_hysteresis (opt.levels, opt.temporal_stability) : 0;
-  const cudaStream_t cs = (cudaStream_t) stream;
 
   if (opt.method == HalftoneMethod::ordered) {
     const dim3 grid ((unsigned) std::min ((wmax + 255) / 256, 64), (unsigned) hmax,
@@ -1050,5 +1155,7 @@ halftone (const HalftonePlane *planes, int n_planes, const HalftoneOptions &opt,
   }
   return Status::invalid_argument;
 }
+
+}  // namespace
 
 }  // namespace cip

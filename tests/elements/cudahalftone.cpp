@@ -1,8 +1,8 @@
 /* cudahalftone element tests: the output frame equals the kernel library's
  * CPU reference (tests/kernels/test_halftone.cpp proves the reference
  * against a textbook implementation) applied to the input's components, on
- * every path; chroma neutral with color=false, alpha and padding copied with
- * RGB; the previous-output state over a sequence and its restarts; refused
+ * every path; chroma neutral with color=false (RGB: the luma halftoned to
+ * grey), alpha and padding copied with RGB; the previous-output state over a sequence and its restarts; refused
  * caps; properties. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -101,6 +101,8 @@ run_sequence (const Path & path, GstVideoFormat fmt, int w, int h,
   const bool rgb = GST_VIDEO_INFO_IS_RGB (&info);
   const guint n_comp = GST_VIDEO_INFO_N_COMPONENTS (&info);
   const guint halftoned = s.color ? (rgb ? 3 : n_comp) : 1;
+  /* RGB with color=false: the BT.601 luma halftoned, written to R, G, B */
+  const bool grey_rgb = rgb && !s.color;
   std::vector<std::vector<uint8_t>> hist (4);
   const bool temporal = s.stability > 0.f &&
       s.method == cip::HalftoneMethod::error_diffusion;
@@ -113,12 +115,24 @@ run_sequence (const Path & path, GstVideoFormat fmt, int w, int h,
     std::vector<uint8_t> in_pad = padding_bytes (in, &info);
     GstBuffer *out = hrn.push (in);
     std::vector<uint8_t> out_pad = padding_bytes (out, &info);
+    std::vector<uint8_t> grey;
+    if (grey_rgb) {
+      std::vector<uint8_t> luma ((size_t) w * h);
+      for (size_t i = 0; i < luma.size (); i++)
+        luma[i] = cip::halftone_luma (comp[0][i], comp[1][i], comp[2][i]);
+      if (temporal && hist[0].empty ())
+        hist[0].assign (luma.size (), 0);
+      grey = expected (luma, w, h, s, temporal ? &hist[0] : nullptr,
+          temporal && f > 0);
+    }
     for (guint c = 0; c < n_comp; c++) {
       const int cw = GST_VIDEO_INFO_COMP_WIDTH (&info, c);
       const int ch = GST_VIDEO_INFO_COMP_HEIGHT (&info, c);
       std::vector<uint8_t> got = read_component (out, &info, c);
       std::vector<uint8_t> want;
-      if (c < halftoned) {
+      if (grey_rgb && c < 3) {
+        want = grey;
+      } else if (c < halftoned) {
         if (temporal && hist[c].empty ())
           hist[c].assign ((size_t) cw * ch, 0);
         want = expected (comp[c], cw, ch, s, temporal ? &hist[c] : nullptr,
@@ -152,7 +166,8 @@ GST_START_TEST (test_formats_luma)
 {
   for_each_path ([] (const Path & p) {
     for (GstVideoFormat fmt : {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12,
-            GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_Y444}) {
+            GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_Y444,
+            GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx}) {
       if (p.cuda () && fmt == GST_VIDEO_FORMAT_GRAY8)
         continue;
       for (auto wh : { std::pair<int, int> (67, 41), {1, 1}, {33, 2} })
@@ -290,14 +305,39 @@ GST_START_TEST (test_temporal_restarts)
 }
 GST_END_TEST;
 
-/* RGB needs color=true: refused at negotiation otherwise. */
-GST_START_TEST (test_rgb_needs_color)
+/* RGB with color=false is halftoned to grey (every order of the colour
+ * bytes, a history over frames); color=true set while playing halftones the
+ * channels from the next frame on. */
+GST_START_TEST (test_rgb_grey)
 {
+  for_each_path ([] (const Path & p) {
+    Settings s;
+    for (GstVideoFormat fmt : {GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx})
+      run_sequence (p, fmt, 45, 31, s, 1, 70);
+    s.stability = 0.5f;
+    s.kernel = cip::HalftoneKernel::atkinson;
+    s.kernel_nick = "atkinson";
+    run_sequence (p, GST_VIDEO_FORMAT_BGRA, 64, 36, s, 4, 80);
+  });
+
   GstVideoInfo info = video_info (GST_VIDEO_FORMAT_RGBA, 16, 16);
   ElementHarness hrn ("cudahalftone compute=cpu", &info);
   FrameSource src (&info, Memory::system);
-  fail_unless_equals_int (gst_harness_push (hrn.h, src.make (Content::random,
-              1)), GST_FLOW_NOT_NEGOTIATED);
+  GstBuffer *in = src.make (Content::random, 1);
+  GstBuffer *out = hrn.push (in);
+  std::vector<uint8_t> r0 = read_component (out, &info, 0),
+      g0 = read_component (out, &info, 1);
+  fail_unless (r0 == g0, "color=false: R and G differ");
+  gst_buffer_unref (out);
+  g_object_set (hrn.find ("cudahalftone"), "color", TRUE, NULL);
+  in = src.make (Content::random, 2);
+  std::vector<uint8_t> r = read_component (in, &info, 0);
+  out = hrn.push (in);
+  Settings c;
+  c.color = true;
+  fail_unless (read_component (out, &info, 0) == expected (r, 16, 16, c,
+          nullptr, false), "color=true while playing: R not halftoned on its own");
+  gst_buffer_unref (out);
 }
 GST_END_TEST;
 
@@ -331,7 +371,7 @@ cudahalftone_suite (void)
   tcase_add_test (es.cpu, test_color_and_kernels);
   tcase_add_test (es.cpu, test_temporal_sequence);
   tcase_add_test (es.cpu, test_temporal_restarts);
-  tcase_add_test (es.cpu, test_rgb_needs_color);
+  tcase_add_test (es.cpu, test_rgb_grey);
   return es.finish ();
 }
 

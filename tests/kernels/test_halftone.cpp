@@ -237,6 +237,22 @@ ref_matches_naive (const HostImage &src, int src_ch, HalftoneKernel k,
       (int) a.pitch, a.height, what);
 }
 
+/* An rgb_luma plane of `src` (step bytes a pixel, colour bytes at off[]) into
+ * `dst` (same layout). */
+HalftonePlane
+rgb_plane (const HostImage &src, HostImage &dst, const int (&off)[3])
+{
+  HalftonePlane p;
+  p.src = src.view (0);
+  p.dst = dst.bytes.data ();
+  p.dst_pitch = dst.pitch;
+  p.dst_step = dst.step;
+  p.rgb_luma = true;
+  for (int c = 0; c < 3; c++)
+    p.rgb_offset[c] = off[c];
+  return p;
+}
+
 double
 mean_of (const ImageView &v)
 {
@@ -870,6 +886,74 @@ GST_START_TEST (test_ref_temporal_semantics)
   fail_unless (q_cut >= q_plain - 4.0 && q_cut >= q_old + 10.0);
   fail_unless (std::fabs (mean_of (out.view ()) - mean_of (b.view ())) < 1.0);
   (void) kept;
+}
+GST_END_TEST;
+
+/* RGB to grey: the reference halftones the BT.601 luma (computed here from
+ * its definition) and writes each level to R, G and B; alpha and padding
+ * bytes keep what was there. */
+GST_START_TEST (test_ref_rgb_luma)
+{
+  struct Layout { int step; int off[3]; };
+  const Layout layouts[] = { {4, {0, 1, 2}}, {4, {2, 1, 0}}, {4, {1, 2, 3}},
+    {3, {0, 1, 2}}, {3, {2, 1, 0}} };
+  int n = 0;
+  for (auto wh : { std::pair<int, int> (1, 1), {37, 23}, {64, 3} })
+    for (const Layout & lay : layouts) {
+      const int step = lay.step;
+      const int (&off)[3] = lay.off;
+      HostImage src = testutil::make_image (wh.first, wh.second,
+          Content::random, 70 + n, step, 5);
+      fill (src, Content::natural, 80 + n, 1);
+      fill (src, Content::gradient, 85 + n, 2);
+      HostImage a = testutil::make_image (wh.first, wh.second, Content::random,
+          90 + n, step, 3);
+      HostImage b = a;
+      HalftonePlane p = rgb_plane (src, a, off);
+      fail_unless (cip::ref::halftone (&p, 1, options (HalftoneKernel::stucki, 3))
+          == Status::ok);
+      /* luma by definition, then the textbook diffusion */
+      std::vector<uint8_t> luma ((size_t) wh.first * wh.second), grey (luma.size ());
+      for (int y = 0; y < wh.second; y++)
+        for (int x = 0; x < wh.first; x++) {
+          const uint8_t *px = src.row (y) + (size_t) x * step;
+          const double l = 0.299 * px[off[0]] + 0.587 * px[off[1]] +
+              0.114 * px[off[2]];
+          const int li = (19595 * px[off[0]] + 38470 * px[off[1]] +
+              7471 * px[off[2]] + 32768) >> 16;
+          fail_unless (std::abs (l - li) <= 0.51, "luma %f vs %d", l, li);
+          luma[(size_t) y * wh.first + x] = (uint8_t) li;
+        }
+      ImageView lv;
+      lv.data = luma.data ();
+      lv.pitch = (size_t) wh.first;
+      lv.width = wh.first;
+      lv.height = wh.second;
+      naive_diffuse (lv, grey.data (), (size_t) wh.first, 1, nullptr, 0,
+          HalftoneKernel::stucki, 3, 0);
+      for (int y = 0; y < wh.second; y++)
+        for (int x = 0; x < wh.first; x++)
+          for (int c = 0; c < 3; c++)
+            b.row (y)[(size_t) x * step + off[c]] = grey[(size_t) y * wh.first + x];
+      fail_unless (testutil::equal_2d (a.bytes.data (), a.pitch, b.bytes.data (),
+              b.pitch, (int) a.pitch, a.height, "rgb luma"));
+      n++;
+    }
+  /* bad layouts */
+  HostImage src = testutil::make_image (8, 4, Content::random, 1, 4);
+  HostImage dst = testutil::make_image (8, 4, Content::zeros, 1, 4);
+  const int dup[3] = {0, 0, 2}, out_of_pixel[3] = {0, 1, 4};
+  HalftonePlane p = rgb_plane (src, dst, dup);
+  fail_unless (cip::ref::halftone (&p, 1, options (HalftoneKernel::floyd_steinberg,
+              2)) == Status::invalid_argument);
+  p = rgb_plane (src, dst, out_of_pixel);
+  fail_unless (cip::ref::halftone (&p, 1, options (HalftoneKernel::floyd_steinberg,
+              2)) == Status::invalid_argument);
+  const int rgb[3] = {0, 1, 2};
+  p = rgb_plane (src, dst, rgb);
+  p.dst_step = 3;
+  fail_unless (cip::ref::halftone (&p, 1, options (HalftoneKernel::floyd_steinberg,
+              2)) == Status::invalid_argument);
 }
 GST_END_TEST;
 
@@ -1517,6 +1601,62 @@ GST_START_TEST (test_gpu_temporal_sequence)
 }
 GST_END_TEST;
 
+/* RGB to grey on the GPU equals the reference: every algorithm, odd sizes,
+ * BGR and RGB orders, 3- and 4-byte pixels, beside a planar plane in one
+ * call, ordered dithering and a history. */
+GST_START_TEST (test_gpu_rgb_luma)
+{
+  Gpu g;
+  const int rgba[3] = {0, 1, 2}, bgrx[3] = {2, 1, 0};
+  int n = 0;
+  for (auto wh : { std::pair<int, int> (1, 1), {67, 41}, {33, 130}, {1920, 1080} })
+    for (int step : { 4, 3 }) {
+      HostImage src = testutil::make_image (wh.first, wh.second, Content::natural,
+          100 + n, step, 7);
+      fill (src, Content::random, 200 + n, 1);
+      HostImage dst = testutil::make_image (wh.first, wh.second, Content::random,
+          300 + n, step, 5);
+      HostImage grey = testutil::make_image (wh.first, wh.second, Content::gradient,
+          400 + n);
+      HostImage gdst = testutil::make_image (wh.first, wh.second, Content::zeros);
+      Call c;
+      c.bufs = { &src.bytes, &dst.bytes, &grey.bytes, &gdst.bytes };
+      c.planes = { rgb_plane (src, dst, n % 2 ? bgrx : rgba),
+        plane (grey.view (), gdst) };
+      const bool big = wh.first > 1000;
+      for (int levels : { 2, 5 }) {
+        HalftoneOptions o = options (n % 2 ? HalftoneKernel::jarvis_judice_ninke :
+            HalftoneKernel::floyd_steinberg, levels);
+        gpu_check (g, c, { &gdst.bytes }, o, describe ("rgb luma", o.kernel,
+                levels, wh.first, wh.second), big ?
+            std::vector<HalftoneAlgorithm> { HalftoneAlgorithm::skss } :
+            std::vector<HalftoneAlgorithm> { std::begin (gpu_algos), std::end (gpu_algos) });
+      }
+      gpu_check (g, c, { &gdst.bytes }, options (HalftoneKernel::atkinson, 4,
+              HalftoneMethod::ordered), "rgb luma ordered", { HalftoneAlgorithm::automatic });
+      n++;
+    }
+  /* a history (one byte a pixel) over two frames */
+  HostImage src = testutil::make_image (45, 29, Content::natural, 9, 4);
+  HostImage dst = testutil::make_image (45, 29, Content::zeros, 1, 4);
+  std::vector<uint8_t> hist (45 * 29, 0);
+  Call c;
+  c.bufs = { &src.bytes, &dst.bytes, &hist };
+  HalftonePlane p = rgb_plane (src, dst, bgrx);
+  p.history = hist.data ();
+  p.history_pitch = 45;
+  c.planes = { p };
+  HalftoneOptions o = options (HalftoneKernel::floyd_steinberg, 2);
+  o.temporal_stability = 0.5;
+  fail_unless (gpu_matches (g, c, o, HalftoneAlgorithm::skss, "rgb luma first frame"));
+  HalftonePlane hp = p;
+  fail_unless (cip::ref::halftone (&hp, 1, o) == Status::ok);
+  o.history_valid = true;
+  fill (src, Content::random, 10, 1);
+  fail_unless (gpu_matches (g, c, o, HalftoneAlgorithm::skss, "rgb luma second frame"));
+}
+GST_END_TEST;
+
 GST_START_TEST (test_gpu_invalid_arguments)
 {
   Gpu g (1 << 20);
@@ -1577,6 +1717,7 @@ halftone_suite (void)
   tcase_add_test (tc, test_ref_temporal_naive);
   tcase_add_test (tc, test_ref_temporal_flicker);
   tcase_add_test (tc, test_ref_temporal_semantics);
+  tcase_add_test (tc, test_ref_rgb_luma);
   tcase_add_test (tc, test_skss_model);
   tcase_add_test (tc, test_ref_invalid_arguments);
   tcase_add_test (tc, test_api_misc);
@@ -1596,6 +1737,7 @@ halftone_suite (void)
   tcase_add_test (gpu, test_gpu_repeatable);
   tcase_add_test (gpu, test_gpu_capped_grid);
   tcase_add_test (gpu, test_gpu_temporal_sequence);
+  tcase_add_test (gpu, test_gpu_rgb_luma);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;

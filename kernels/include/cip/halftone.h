@@ -154,7 +154,25 @@ struct HalftonePlane {
    * src.height bytes, step 1, kept by the caller from call to call. */
   uint8_t *history = nullptr;
   size_t history_pitch = 0;
+  /* Optional: packed RGB halftoned to grey. With rgb_luma set, src.data is
+   * the first byte of the first pixel and src.step the bytes per pixel
+   * (3 .. 8); R, G and B sit at byte offsets rgb_offset[0..2] of a pixel.
+   * The plane halftoned is their luma, halftone_luma(R, G, B), and each
+   * output level goes to the pixel's three colour bytes in dst (dst_step
+   * the bytes per pixel, the same offsets); other bytes (alpha, padding)
+   * are not written. A history holds one byte per pixel. On the GPU the
+   * luma and the grey output pass through the workspace. */
+  bool rgb_luma = false;
+  int rgb_offset[3] = {0, 1, 2};
 };
+
+/* ITU-R BT.601 luma of 8-bit R, G, B, as Pillow's convert("L"):
+ * (19595 R + 38470 G + 7471 B + 32768) >> 16. */
+constexpr uint8_t
+halftone_luma (int r, int g, int b)
+{
+  return (uint8_t) ((19595 * r + 38470 * g + 7471 * b + 32768) >> 16);
+}
 
 /* Bytes of device scratch halftone() needs for these planes (depends only on
  * their sizes; enough for every method and algorithm). */
