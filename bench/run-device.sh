@@ -3,6 +3,10 @@
 # linked when present), runs them and the element throughput bench, and writes
 # bench.txt (tables) and bench.json (JSON lines) under $OUT.
 # Usage: bench/run-device.sh STAGED_BUILD [--quick] [family ...]
+# Families: integral histogram boxfilter equalize halftone (kernel benches)
+# and baselines (bench/baselines/bench_baselines.py: PyTorch on the GPU and
+# OpenCV on the CPU at the same sizes, with the machine's python3); all by
+# default; "none" runs the element bench only.
 # CIP_GST_BUNDLE (default .gpu/gst) picks the GStreamer bundle of the element
 # bench; one with a run.sh (.gpu/gst126) starts it through its own loader.
 # The element bench runs twice per line on 1.24+ with --consume: the default
@@ -11,18 +15,24 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 staged=${1:?usage: run-device.sh STAGED_BUILD [--quick] [family ...]}; shift
 quick=""; [ "${1:-}" = "--quick" ] && { quick=--quick; shift; }
-families=${*:-integral histogram boxfilter equalize halftone}
+families=${*:-integral histogram boxfilter equalize halftone baselines}
 [ "$families" = none ] && families=""   # the element bench only
+kernel_families=$(echo $families | tr ' ' '\n' | grep -vx baselines | tr '\n' ' ')
 out=${OUT:-/tmp}
 txt="$out/bench.txt"; json="$out/bench.json"
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv | tee -a "$txt"
-[ -z "$families" ] || bash "$top/bench/build-device.sh" /tmp/cip-bench sm_90 >> "$out/bench-build.log" 2>&1 || true
-for f in $families; do
+[ -z "${kernel_families// }" ] || bash "$top/bench/build-device.sh" /tmp/cip-bench sm_90 >> "$out/bench-build.log" 2>&1 || true
+for f in $kernel_families; do
   b=/tmp/cip-bench/bench_$f
   [ -x "$b" ] || { echo "bench_$f did not build (see bench-build.log)" | tee -a "$txt"; continue; }
   echo "==== bench_$f" | tee -a "$txt"
   timeout 200 stdbuf -oL "$b" --json "$json" $quick ${BENCH_ARGS:-} 2>&1 | tee -a "$txt"
 done
+if [[ " $families " == *" baselines "* ]]; then
+  echo "==== baselines (PyTorch CUDA, OpenCV CPU)" | tee -a "$txt"
+  timeout 300 python3 -u "$top/bench/baselines/bench_baselines.py" --json "$json" \
+    $quick 2>&1 | tee -a "$txt"
+fi
 if [ -x "$staged/bench/bench_element" ]; then
   bundle=${CIP_GST_BUNDLE:-$top/.gpu/gst}
   runner=()
