@@ -15,10 +15,21 @@
  * being read. The host still waits when the result goes to system memory,
  * when finish() reads results, when some memory has no stream (its producer
  * synchronized, so later writers will not wait for us), and when
- * CIP_FORCE_HOST_SYNC=1 is set (to measure the difference). */
+ * CIP_FORCE_HOST_SYNC=1 is set (to measure the difference).
+ *
+ * System memory goes through pinned staging buffers (cudaHostAlloc, sized
+ * by the caps, freed with the scratch frames): an upload copies rows into
+ * the stage in chunks, each chunk's DMA running while the host copies the
+ * next; downloads (output frame, tables) are queued chunk by chunk behind
+ * the kernels, and the host copies each chunk out as soon as its event
+ * fires. No pageable copies, whose DMA the driver would stage and wait for
+ * itself; without pinned memory (cudaHostAlloc failed) they remain the
+ * fallback. */
 #include "gstcudaimgprocfilterpriv.h"
 
 #include <cuda_runtime_api.h>
+
+#include <cstring>
 
 #include "gstcudaimgproccuda.h"
 
@@ -30,6 +41,30 @@ struct DevFrame {
   void *data[GST_VIDEO_MAX_PLANES] = {};
   size_t pitch[GST_VIDEO_MAX_PLANES] = {};
 };
+
+/* Pinned host memory, grown on demand (cudaHostAlloc). */
+struct Pinned {
+  guint8 *data = nullptr;
+  gsize bytes = 0;
+};
+
+/* A 2-D copy between host memory (pageable) and device memory. */
+struct Transfer {
+  guint8 *host = nullptr;
+  gsize host_pitch = 0;
+  void *dev = nullptr;
+  gsize dev_pitch = 0;
+  gsize row_bytes = 0;
+  guint rows = 0;
+};
+
+/* Staged copies move about 1 MiB per chunk, with up to kStageDepth chunks
+ * queued before the host waits for the oldest. */
+constexpr gsize kStageChunk = 1u << 20;
+constexpr guint kStageDepth = 8;
+/* downloads of one frame: the planes and every auxiliary table */
+constexpr guint kMaxTransfers = GST_VIDEO_MAX_PLANES +
+    2 * GST_CUDA_IMGPROC_N_AUX_SLOTS;
 
 }  // namespace
 
@@ -46,6 +81,11 @@ struct CipGpu {
 #endif
   bool force_host_sync = false;         /* CIP_FORCE_HOST_SYNC=1 */
   DevFrame in_dev, out_dev;     /* scratch frames for system memory */
+  Pinned up, down;              /* pinned staging for system memory */
+  bool pinned_failed = false;   /* cudaHostAlloc failed: pageable copies */
+  cudaEvent_t chunk_done[kStageDepth] = {};
+  Transfer downloads[kMaxTransfers];    /* this frame's, queued at its end */
+  guint n_downloads = 0;
   void *ws = nullptr;
   gsize ws_bytes = 0;
   gsize ws_request = 0;         /* bytes of the last request */
@@ -103,6 +143,26 @@ free_dev_frame (DevFrame & f)
   }
 }
 
+static void
+free_pinned (Pinned & p)
+{
+  if (p.data)
+    cudaFreeHost (p.data);
+  p = Pinned ();
+}
+
+/* Scratch frames and staging buffers sized by the caps (the context is
+ * current). */
+static void
+free_frame_scratch (CipGpu * g)
+{
+  free_dev_frame (g->in_dev);
+  free_dev_frame (g->out_dev);
+  free_pinned (g->up);
+  free_pinned (g->down);
+  g->pinned_failed = false;
+}
+
 /* Frees the stream and everything allocated in the current context, state
  * and auxiliary scratch included. */
 static void
@@ -113,8 +173,12 @@ free_context_resources (GstCudaImgprocFilter * self)
   cip_state_free (self);
   cip_aux_clear_pools (self);
   if (gst_cuda_context_push (context_of (self))) {
-    free_dev_frame (g->in_dev);
-    free_dev_frame (g->out_dev);
+    free_frame_scratch (g);
+    for (auto & e : g->chunk_done) {
+      if (e)
+        cudaEventDestroy (e);
+      e = nullptr;
+    }
     if (g->ws)
       cudaFree (g->ws);
 #if CIP_HAVE_CUDA_STREAM
@@ -162,6 +226,9 @@ create_stream (GstCudaImgprocFilter * self)
   gboolean ok = cuda_ok (self, cudaStreamCreateWithFlags (&g->stream,
           cudaStreamNonBlocking), "creating a stream");
 #endif
+  for (auto & e : g->chunk_done)
+    ok = ok && cuda_ok (self, cudaEventCreateWithFlags (&e,
+            cudaEventDisableTiming), "creating an event");
   gst_cuda_context_pop (NULL);
   return ok;
 }
@@ -236,10 +303,10 @@ cip_gpu_caps_changed (GstCudaImgprocFilter * self)
   if (g)
     g->ws_dirty = true;
 
-  /* scratch frames are sized by the caps: process() re-makes them */
+  /* scratch frames and staging are sized by the caps: process() re-makes
+   * them */
   if (g && gst_cuda_context_push (context_of (self))) {
-    free_dev_frame (g->in_dev);
-    free_dev_frame (g->out_dev);
+    free_frame_scratch (g);
     gst_cuda_context_pop (NULL);
   }
 }
@@ -711,23 +778,186 @@ ensure_dev_frame (GstCudaImgprocFilter * self, DevFrame & f,
   return TRUE;
 }
 
-/* 2-D copies of every plane between a host frame and a device frame. */
-static gboolean
-copy_planes (GstCudaImgprocFilter * self, const GstCudaImgprocFrame * dst,
-    const GstCudaImgprocFrame * src, cudaMemcpyKind kind)
+/* Adds one transfer per plane of a host frame and its device frame to
+ * `t` (n entries so far). */
+static guint
+frame_transfers (Transfer * t, guint n, const GstCudaImgprocFrame * host,
+    const GstCudaImgprocFrame * dev)
 {
-  const GstVideoInfo *info = src->info;
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (host->info); p++) {
+    Transfer & x = t[n++];
+    cip_plane_extent (host->info, p, &x.row_bytes, &x.rows);
+    x.host = host->data[p];
+    x.host_pitch = (gsize) host->stride[p];
+    x.dev = dev->data[p];
+    x.dev_pitch = (gsize) dev->stride[p];
+  }
+  return n;
+}
 
-  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    gsize row_bytes;
-    guint rows;
-    cip_plane_extent (info, p, &row_bytes, &rows);
-    if (!cuda_ok (self, cudaMemcpy2DAsync (dst->data[p], dst->stride[p],
-                src->data[p], src->stride[p], row_bytes, rows, kind,
-                PRIV (self)->gpu->stream), "copying a frame"))
+/* Pinned buffer `p` of at least `bytes`; false when pinned memory cannot be
+ * had (the caller then copies from pageable memory). Only system-memory
+ * frames use staging, and each of them ends with a host wait: nothing is
+ * queued on the old buffer. */
+static bool
+ensure_pinned (GstCudaImgprocFilter * self, Pinned & p, gsize bytes)
+{
+  CipGpu *g = PRIV (self)->gpu;
+
+  if (p.bytes >= bytes)
+    return true;
+  if (g->pinned_failed)
+    return false;
+  free_pinned (p);
+  if (cudaHostAlloc ((void **) &p.data, bytes, cudaHostAllocDefault) !=
+      cudaSuccess) {
+    cudaGetLastError ();
+    p.data = nullptr;
+    g->pinned_failed = true;
+    GST_WARNING_OBJECT (self, "could not pin %" G_GSIZE_FORMAT " bytes of "
+        "staging: system memory is copied from pageable memory", bytes);
+    return false;
+  }
+  p.bytes = bytes;
+  GST_DEBUG_OBJECT (self, "pinned staging of %" G_GSIZE_FORMAT " bytes", bytes);
+  return true;
+}
+
+static gsize
+transfer_bytes (const Transfer * t, guint n)
+{
+  gsize total = 0;
+  for (guint i = 0; i < n; i++)
+    total += t[i].row_bytes * t[i].rows;
+  return total;
+}
+
+/* Rows of one transfer per chunk of staging. */
+static guint
+chunk_rows (const Transfer & t)
+{
+  return (guint) MAX ((gsize) 1, kStageChunk / MAX (t.row_bytes, (gsize) 1));
+}
+
+/* Copies from or to pageable memory (no pinned staging to be had). */
+static gboolean
+copy_pageable (GstCudaImgprocFilter * self, const Transfer * t, guint n,
+    bool upload)
+{
+  for (guint i = 0; i < n; i++) {
+    if (!t[i].row_bytes || !t[i].rows)
+      continue;
+    cudaError_t err = upload ?
+        cudaMemcpy2DAsync (t[i].dev, t[i].dev_pitch, t[i].host,
+        t[i].host_pitch, t[i].row_bytes, t[i].rows, cudaMemcpyHostToDevice,
+        PRIV (self)->gpu->stream) :
+        cudaMemcpy2DAsync (t[i].host, t[i].host_pitch, t[i].dev,
+        t[i].dev_pitch, t[i].row_bytes, t[i].rows, cudaMemcpyDeviceToHost,
+        PRIV (self)->gpu->stream);
+    if (!cuda_ok (self, err, "copying a frame"))
       return FALSE;
   }
   return TRUE;
+}
+
+/* Host frame to device: each chunk is copied into pinned staging, then its
+ * DMA is queued and runs while the host copies the next chunk. */
+static gboolean
+upload (GstCudaImgprocFilter * self, const Transfer * t, guint n)
+{
+  CipGpu *g = PRIV (self)->gpu;
+
+  if (!ensure_pinned (self, g->up, transfer_bytes (t, n)))
+    return copy_pageable (self, t, n, true);
+  guint8 *stage = g->up.data;
+  for (guint i = 0; i < n; i++) {
+    const Transfer & x = t[i];
+    for (guint y0 = 0; y0 < x.rows && x.row_bytes; y0 += chunk_rows (x)) {
+      const guint rows = MIN (chunk_rows (x), x.rows - y0);
+      for (guint y = 0; y < rows; y++)
+        memcpy (stage + (gsize) y * x.row_bytes,
+            x.host + (gsize) (y0 + y) * x.host_pitch, x.row_bytes);
+      if (!cuda_ok (self, cudaMemcpy2DAsync ((guint8 *) x.dev +
+                  (gsize) y0 * x.dev_pitch, x.dev_pitch, stage, x.row_bytes,
+                  x.row_bytes, rows, cudaMemcpyHostToDevice, g->stream),
+              "copying a frame"))
+        return FALSE;
+      stage += (gsize) rows * x.row_bytes;
+    }
+  }
+  return TRUE;
+}
+
+/* Device to host, for this frame's queued downloads (g->downloads): chunks
+ * are queued behind the kernels into pinned staging, up to kStageDepth
+ * ahead, and copied out on the host as soon as each one's event fires, while
+ * the next ones are still in flight. Returns after the last is copied. */
+static gboolean
+download (GstCudaImgprocFilter * self)
+{
+  CipGpu *g = PRIV (self)->gpu;
+  const Transfer *t = g->downloads;
+  const guint n = g->n_downloads;
+  struct Chunk {
+    const Transfer *t;
+    guint y0, rows;
+    const guint8 *stage;
+  } ring[kStageDepth];
+  guint queued = 0, done = 0;
+
+  g->n_downloads = 0;
+  if (!ensure_pinned (self, g->down, transfer_bytes (t, n)))
+    return copy_pageable (self, t, n, false);
+  auto finish_one = [&] () -> gboolean {
+    const Chunk & c = ring[done % kStageDepth];
+    if (!cuda_ok (self, cudaEventSynchronize (g->chunk_done[done %
+                    kStageDepth]), "copying a frame"))
+      return FALSE;
+    for (guint y = 0; y < c.rows; y++)
+      memcpy (c.t->host + (gsize) (c.y0 + y) * c.t->host_pitch,
+          c.stage + (gsize) y * c.t->row_bytes, c.t->row_bytes);
+    done++;
+    return TRUE;
+  };
+  guint8 *stage = g->down.data;
+  for (guint i = 0; i < n; i++) {
+    const Transfer & x = t[i];
+    for (guint y0 = 0; y0 < x.rows && x.row_bytes; y0 += chunk_rows (x)) {
+      const guint rows = MIN (chunk_rows (x), x.rows - y0);
+      /* the oldest chunk's event is recorded again below */
+      if (queued - done == kStageDepth && !finish_one ())
+        return FALSE;
+      if (!cuda_ok (self, cudaMemcpy2DAsync (stage, x.row_bytes,
+                  (const guint8 *) x.dev + (gsize) y0 * x.dev_pitch,
+                  x.dev_pitch, x.row_bytes, rows, cudaMemcpyDeviceToHost,
+                  g->stream), "copying a frame") ||
+          !cuda_ok (self, cudaEventRecord (g->chunk_done[queued %
+                      kStageDepth], g->stream), "recording an event"))
+        return FALSE;
+      ring[queued % kStageDepth] = Chunk { &x, y0, rows, stage };
+      queued++;
+      stage += (gsize) rows * x.row_bytes;
+    }
+  }
+  while (done < queued)
+    if (!finish_one ())
+      return FALSE;
+  return TRUE;
+}
+
+/* Queues the download of a table of `bytes` bytes (as rows of 4 KiB and a
+ * remainder, so that it can be staged in chunks). */
+static void
+queue_table_download (CipGpu * g, guint8 * host, void *dev, gsize bytes)
+{
+  const gsize w = 4096;
+  Transfer & a = g->downloads[g->n_downloads++];
+  a = Transfer { host, w, dev, w, w, (guint) (bytes / w) };
+  if (bytes % w) {
+    Transfer & b = g->downloads[g->n_downloads++];
+    b = Transfer { host + bytes / w * w, w, (guint8 *) dev + bytes / w * w,
+      w, bytes % w, 1 };
+  }
 }
 
 /* FALSE (after an error) when CUDA memory `mem` cannot be used here. */
@@ -786,6 +1016,7 @@ cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
   g_ptr_array_set_size (g->waiters, 0);
   g->touched_unordered = false;
 #endif
+  g->n_downloads = 0;
 
   run.gpu = true;
   run.stream = (cip::Stream) g->stream;
@@ -808,9 +1039,10 @@ cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
         goto done;
     cip_fill_frame (&in, in_info, &vin, crop, true);
   } else {
+    Transfer up[GST_VIDEO_MAX_PLANES];
     cip_fill_frame (&host_in, in_info, &vin, crop, false);
     if (!ensure_dev_frame (self, g->in_dev, in_info, &in) ||
-        !copy_planes (self, &in, &host_in, cudaMemcpyHostToDevice))
+        !upload (self, up, frame_transfers (up, 0, &host_in, &in)))
       goto done;
   }
 
@@ -840,9 +1072,8 @@ cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
   ret = klass->process (self, inbuf, &in, outbuf ? &out : nullptr, &run);
   if (ret == GST_FLOW_OK && outbuf && !out_cuda && !in_cuda) {
     /* written in device scratch: back to the host frame */
-    const GstCudaImgprocFrame *host = in_place_write ? &host_in : &host_out;
-    if (!copy_planes (self, host, &out, cudaMemcpyDeviceToHost))
-      ret = GST_FLOW_ERROR;
+    g->n_downloads = frame_transfers (g->downloads, g->n_downloads,
+        in_place_write ? &host_in : &host_out, &out);
   }
   for (guint i = 0; ret == GST_FLOW_OK && i < priv->n_pending; i++) {
     CipAuxPending & p = priv->pending[i];
@@ -853,11 +1084,10 @@ cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
       continue;
     }
     host_results = true;
-    if (!cuda_ok (self, cudaMemcpyAsync (p.map.data,
-                p.download_from, p.bytes, cudaMemcpyDeviceToHost, g->stream),
-            "downloading an output table"))
-      ret = GST_FLOW_ERROR;
+    queue_table_download (g, p.map.data, p.download_from, p.bytes);
   }
+  if (ret == GST_FLOW_OK && g->n_downloads && !download (self))
+    ret = GST_FLOW_ERROR;
 
 done:
   /* the host waits unless everything stays in CUDA memory that tells its
