@@ -48,4 +48,19 @@ if [ -x "$staged/bench/bench_element" ]; then
       CIP_FORCE_HOST_SYNC=1 timeout 60 "${runner[@]}" "$staged/bench/bench_element" --writable --consume --frames 1000 --json "$json" "$e" 2>&1 | tee -a "$txt"
     fi
   done
+  echo "==== bench_element --serial (one frame at a time: latency without queueing; identity = the harness)" | tee -a "$txt"
+  for e in identity cudaintegral cudahistogram; do
+    timeout 60 "${runner[@]}" "$staged/bench/bench_element" --writable --serial --frames 2000 --json "$json" "$e" 2>&1 | tee -a "$txt"
+  done
+  echo "==== bench_element --system-memory (GPU path through pinned staging, and compute=cpu)" | tee -a "$txt"
+  IFS=";" read -ra sys_elems <<< "${BENCH_SYSMEM_ELEMENTS:-cudaintegral;cudahistogram;cudaboxfilter radius-x=15 radius-y=15;cudahistequalize}"
+  for e in "${sys_elems[@]}"; do
+    for size in "1920 1080" "3840 2160"; do
+      read -r w h <<< "$size"
+      for compute in gpu cpu; do
+        timeout 90 "${runner[@]}" "$staged/bench/bench_element" --system-memory --writable --frames 300 \
+          --width "$w" --height "$h" --json "$json" "$e compute=$compute" 2>&1 | tee -a "$txt"
+      done
+    done
+  done
 fi

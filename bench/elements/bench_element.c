@@ -5,12 +5,22 @@
  * and p99). Not a test.
  *
  *   bench_element [--frames N] [--width W] [--height H] [--format NV12]
- *                 [--ring 8] [--writable] [--consume] [--json PATH] "cudaintegral"
+ *                 [--ring 8] [--writable] [--consume] [--system-memory]
+ *                 [--serial] [--json PATH] "cudaintegral"
  *
  * --consume: the sink waits for each frame's GPU work (gst_cuda_memory_sync,
  * GStreamer 1.24+), so latency is until the data is finished, as a consumer
  * sees it; compare runs with and without CIP_FORCE_HOST_SYNC=1 (the elements'
  * host wait per frame) for the cost of that wait.
+ *
+ * --system-memory: the frames are in system memory (a video buffer pool):
+ * the GPU path uploads and downloads them; "ELEMENT compute=cpu" gives the
+ * CPU path's figure for the same frames.
+ *
+ * --serial: each frame is pushed only once the previous one reached the
+ * sink, so latency is one frame's way through appsrc, the element and the
+ * sink, without the frames queued in appsrc (up to 4) ahead of it; "identity"
+ * as the element gives the harness's own share.
  */
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
@@ -60,7 +70,7 @@ main (int argc, char **argv)
 {
   gint frames = 2000, width = 3840, height = 2160, ring = 8;
   gchar *format = NULL, *json = NULL;
-  gboolean writable = FALSE;
+  gboolean writable = FALSE, sysmem = FALSE, serial = FALSE;
   gchar *pattern = NULL;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &frames, "Frames (2000)", "N"},
@@ -71,6 +81,10 @@ main (int argc, char **argv)
     {"consume", 0, 0, G_OPTION_ARG_NONE, &consume,
         "The sink waits for each frame's GPU work (1.24+)", NULL},
     {"json", 'j', 0, G_OPTION_ARG_STRING, &json, "Append a JSON line", "PATH"},
+    {"serial", 0, 0, G_OPTION_ARG_NONE, &serial,
+        "Push a frame only after the previous one reached the sink", NULL},
+    {"system-memory", 0, 0, G_OPTION_ARG_NONE, &sysmem,
+        "Frames in system memory (the GPU path uploads them)", NULL},
     {"pattern", 'p', 0, G_OPTION_ARG_STRING, &pattern,
         "Frame content: random (default) or gradient", "P"},
     {"writable", 0, 0, G_OPTION_ARG_NONE, &writable,
@@ -104,17 +118,20 @@ main (int argc, char **argv)
   GST_VIDEO_INFO_FPS_N (&info) = 1000;
   GST_VIDEO_INFO_FPS_D (&info) = 1;
   GstCaps *caps = gst_video_info_to_caps (&info);
-  gst_caps_set_features (caps, 0,
-      gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+  if (!sysmem)
+    gst_caps_set_features (caps, 0,
+        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
 
-  GstBufferPool *pool = gst_cuda_buffer_pool_new (ctx);
+  GstBufferPool *pool = sysmem ? gst_video_buffer_pool_new () :
+      gst_cuda_buffer_pool_new (ctx);
   GstStructure *cfg = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_add_option (cfg, GST_BUFFER_POOL_OPTION_VIDEO_META);
   gst_buffer_pool_config_set_params (cfg, caps, info.size, ring, ring);
 #if GST_CHECK_VERSION(1, 24, 0)
   /* frames on a stream of their own, as from a decoder (1.24+) */
   GstCudaStream *stream = gst_cuda_stream_new (ctx);
-  gst_buffer_pool_config_set_cuda_stream (cfg, stream);
+  if (!sysmem)
+    gst_buffer_pool_config_set_cuda_stream (cfg, stream);
 #endif
   gst_buffer_pool_set_config (pool, cfg);
   gst_buffer_pool_set_active (pool, TRUE);
@@ -179,6 +196,10 @@ main (int argc, char **argv)
       g_printerr ("push failed at frame %d\n", i);
       break;
     }
+    /* (a pipeline error ends the run at the bus wait below) */
+    while (serial && g_atomic_int_get (&n_done) <= i &&
+        g_get_monotonic_time () - push_time[i] < G_USEC_PER_SEC)
+      g_thread_yield ();
   }
   gst_app_src_end_of_stream (GST_APP_SRC (src));
   GstBus *bus = gst_element_get_bus (pipeline);
@@ -200,10 +221,12 @@ main (int argc, char **argv)
   qsort (lat + warm, n, sizeof (gint64), cmp64);
   double fps = n / ((t1 - t0) / 1e6);
   double med = lat[warm + n / 2] / 1000.0, p99 = lat[warm + n * 99 / 100] / 1000.0;
-  printf ("%-40s %dx%d %s: %8.1f fps, latency median %.3f ms, p99 %.3f ms "
-      "(%d frames, %s%s%s)\n", argv[1], width, height,
-      GST_VIDEO_INFO_NAME (&info), fps, med, p99, n,
+  printf ("%-40s %dx%d %s%s: %8.1f fps, latency median %.3f ms, p99 %.3f ms "
+      "(%d frames, %s%s%s%s)\n", argv[1], width, height,
+      GST_VIDEO_INFO_NAME (&info), sysmem ? " system memory" : "", fps, med,
+      p99, n,
       writable ? "writable pool buffers" : "ring of shared frames",
+      serial ? ", one frame at a time" : "",
       consume ? ", sink waits for the GPU" : "",
       g_strcmp0 (g_getenv ("CIP_FORCE_HOST_SYNC"), "1") ? "" :
       ", CIP_FORCE_HOST_SYNC=1");
@@ -214,10 +237,11 @@ main (int argc, char **argv)
           "\"height\": %d, \"format\": \"%s\", \"fps\": %.1f, "
           "\"latency_median_ms\": %.4f, \"latency_p99_ms\": %.4f, "
           "\"frames\": %d, \"writable\": %s, \"consume\": %s, "
-          "\"host_sync\": %s, \"gst\": \"%d.%d\"}\n", argv[1], width, height,
-          GST_VIDEO_INFO_NAME (&info), fps, med, p99, n,
+          "\"host_sync\": %s, \"memory\": \"%s\", \"serial\": %s, \"gst\": \"%d.%d\"}\n",
+          argv[1], width, height, GST_VIDEO_INFO_NAME (&info), fps, med, p99, n,
           writable ? "true" : "false", consume ? "true" : "false",
           g_strcmp0 (g_getenv ("CIP_FORCE_HOST_SYNC"), "1") ? "false" : "true",
+          sysmem ? "system" : "cuda", serial ? "true" : "false",
           GST_VERSION_MAJOR, GST_VERSION_MINOR);
       fclose (f);
     }
