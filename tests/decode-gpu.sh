@@ -40,7 +40,8 @@ check() {  # check NAME FILE DEMUX PARSE DECODER FORMAT
   local rc2=$?
   # caps of every pad between the decoder and cudadownload (gst-launch -v)
   local links bad
-  links=$(grep -E 'Gst(CudaIntegral|CudaBoxFilter|CudaHistogram|CudaHistEqualize|CapsFilter|Nv[A-Za-z0-9]*Dec[a-z]*|CudaDownload):[a-z0-9_]+\.GstPad:(src|sink): caps' "$out/$name-gpu.log" | grep -v 'GstCudaDownload:[a-z0-9_]*\.GstPad:src')
+  # (by instance name: the decoder's type name differs between releases)
+  links=$(grep -E ':(nvh26[45][a-z]*dec|cudaintegral|cudaboxfilter|cudahistogram|cudahistequalize|capsfilter|cudadownload)[0-9]+\.GstPad:(src|sink): caps' "$out/$name-gpu.log" | grep -v ':cudadownload[0-9]*\.GstPad:src')
   bad=$(echo "$links" | grep -v 'memory:CUDAMemory' || true)
   grep -E '^[0-9]+:[0-9]+:[0-9.]+ [0-9a-f]+' "$out/$name-gpu.log" | awk '{print $2}' > "$out/$name-gpu.sum"
   grep -E '^[0-9]+:[0-9]+:[0-9.]+ [0-9a-f]+' "$out/$name-cpu.log" | awk '{print $2}' > "$out/$name-cpu.sum"
@@ -49,7 +50,8 @@ check() {  # check NAME FILE DEMUX PARSE DECODER FORMAT
   if [ $rc -ne 0 ] || [ $rc2 -ne 0 ]; then
     echo "decode $name: FAIL (gst-launch exit $rc / $rc2; see $out/$name-*.log)"; tail -n 5 "$out/$name-gpu.log"; fail=1
   elif [ "$(echo "$links" | grep -c caps)" -lt 12 ] || [ -n "$bad" ]; then
-    echo "decode $name: FAIL (a link is not memory:CUDAMemory, or caps not found):"; echo "${bad:-$links}" | head; fail=1
+    echo "decode $name: FAIL (a link is not memory:CUDAMemory, or caps not found):"; echo "${bad:-$links}" | head
+    grep -m 8 'caps = ' "$out/$name-gpu.log" | cut -c1-160; fail=1
   elif [ "$n" -lt 30 ] || ! cmp -s "$out/$name-gpu.sum" "$out/$name-cpu.sum"; then
     echo "decode $name: FAIL ($n frames; GPU and CPU checksums differ: diff $out/$name-{gpu,cpu}.sum)"; fail=1
   else
