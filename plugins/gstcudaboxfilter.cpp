@@ -168,6 +168,9 @@ gst_cuda_box_filter_class_init (GstCudaBoxFilterClass * klass)
       g_param_spec_enum ("planes", "Planes", "Which planes are filtered",
           GST_TYPE_CUDA_BOX_FILTER_PLANES, DEFAULT_PLANES, flags));
 
+  /* 8-bit formats only (no 10/16-bit kernels yet) */
+  gst_cuda_imgproc_filter_class_set_formats (element_class,
+      GST_CUDA_IMGPROC_SYSTEM_FORMATS_8BIT, GST_CUDA_IMGPROC_CUDA_FORMATS_8BIT);
   gst_element_class_set_static_metadata (element_class,
       "CUDA box filter", "Filter/Effect/Video",
       "Mean filter of any radius in constant time per pixel, on the summed "

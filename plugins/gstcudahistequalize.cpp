@@ -243,6 +243,9 @@ gst_cuda_hist_equalize_class_init (GstCudaHistEqualizeClass * klass)
           "Attach the applied tables to every frame (GstEqualizationMeta)",
           DEFAULT_LUT_META, flags));
 
+  /* 8-bit formats only (no 10/16-bit kernels yet) */
+  gst_cuda_imgproc_filter_class_set_formats (element_class,
+      GST_CUDA_IMGPROC_SYSTEM_FORMATS_8BIT, GST_CUDA_IMGPROC_CUDA_FORMATS_8BIT);
   gst_element_class_set_static_metadata (element_class,
       "CUDA histogram equalization", "Filter/Effect/Video",
       "Equalizes the luma histogram of live video: global, CLAHE, "
@@ -378,6 +381,7 @@ upstream_histogram (GstCudaHistEqualize * self, GstBuffer * buf,
   const guint n = per_channel ? 3 : 1;
 
   if (!m || cfg.mode != cip::EqMode::global || m->bins != cip::kEqBins ||
+      m->range_min != 0 || m->range_max != cip::kEqBins - 1 ||
       m->roi_x != r.x || m->roi_y != r.y || m->roi_width != r.width ||
       m->roi_height != r.height)
     return FALSE;

@@ -148,6 +148,9 @@ gst_cuda_integral_class_init (GstCudaIntegralClass * klass)
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
               G_PARAM_STATIC_STRINGS)));
 
+  /* 8-bit formats only (no 10/16-bit kernels yet) */
+  gst_cuda_imgproc_filter_class_set_formats (element_class,
+      GST_CUDA_IMGPROC_SYSTEM_FORMATS_8BIT, GST_CUDA_IMGPROC_CUDA_FORMATS_8BIT);
   gst_element_class_set_static_metadata (element_class,
       "CUDA integral image", "Filter/Analyzer/Video",
       "Attaches the summed area table of a plane to every frame "

@@ -150,6 +150,8 @@ box_validate (const BoxPlane *planes, int n_planes, BoxBorder border,
     const BoxPlane &p = planes[i];
     if (!view_is_valid (p.src))
       return Status::invalid_argument;
+    if (!p.src.is_8bit ())
+      return Status::unsupported;
     if (p.rx < 0 || p.rx > boxfilter_max_radius || p.ry < 0 ||
         p.ry > boxfilter_max_radius || p.dst_step < 1)
       return Status::invalid_argument;

@@ -25,6 +25,8 @@ integral_check_args (const ImageView &src, SatType type, const SatDest &dst)
 {
   if (!view_is_valid (src))
     return Status::invalid_argument;
+  if (!src.is_8bit ())
+    return Status::unsupported;
   if (type != SatType::u32 && type != SatType::u64)
     return Status::invalid_argument;
   if (src.width == 0 && src.height == 0)
