@@ -1239,7 +1239,7 @@ GST_START_TEST (test_gpu_hbd)
           gpu_check_general (g, in + 1, imgs + 1, 1, bins, w + " uv only");
         }
         /* crops: odd offsets and widths, one row, one column */
-        if (sh.w >= 67 && c == Content::random) {
+        if (sh.w >= 257 && c == Content::random) {
           for (auto cr : crops_of (sh.w, sh.h)) {
             HistInput in = input (y.view ().crop (cr.x, cr.y, cr.w, cr.h));
             HistInput inu = input (uv.view (2).crop (cr.x / 2, cr.y / 2,
