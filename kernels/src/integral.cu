@@ -1074,7 +1074,9 @@ sat16_workspace_bytes (int width, int height, SatType type, bool squared)
   const size_t strips = ((size_t) height + kSat16Rows - 1) / kSat16Rows;
   const size_t cols = (size_t) width + 1;
   const size_t es = type == SatType::u32 ? 4 : 8;
-  return align256 (strips * cols * es) + (squared ? strips * cols * 8 : 0);
+  /* after the 8-bit path's control words and flags, which stay zero */
+  return align256 (kDataOffset) + align256 (strips * cols * es) +
+      (squared ? strips * cols * 8 : 0);
 }
 
 template <typename T>
@@ -1269,7 +1271,7 @@ integral16 (const ImageView &src, SatType type, const SatDest &dst,
   p.sq_pitch = dst.sqsum_pitch;
   p.strips = (h + kSat16Rows - 1) / kSat16Rows;
   const size_t es = type == SatType::u32 ? 4 : 8;
-  p.tot = static_cast<uint8_t *> (d_ws);
+  p.tot = static_cast<uint8_t *> (d_ws) + align256 (kDataOffset);
   p.totq = p.tot + align256 ((size_t) p.strips * ((size_t) w + 1) * es);
   if (type == SatType::u32)
     return sq ? run_sat16<uint32_t, true> (p, stream) :

@@ -142,7 +142,7 @@ read_component (GstBuffer * buf, const GstVideoInfo * info, guint comp)
 }
 
 std::vector<uint32_t>
-read_values (GstBuffer * buf, const GstVideoInfo * info, guint comp)
+read_values (GstBuffer * buf, const GstVideoInfo * info, guint comp, bool raw)
 {
   GstVideoFrame f;
   g_assert (gst_video_frame_map (&f, info, buf, GST_MAP_READ));
@@ -159,7 +159,7 @@ read_values (GstBuffer * buf, const GstVideoInfo * info, guint comp)
       const guint8 *p = d + (size_t) y * stride + (size_t) x * ps;
       /* little-endian words for the 16-bit formats */
       uint32_t s = depth > 8 ? (uint32_t) p[0] | ((uint32_t) p[1] << 8) : p[0];
-      out[(size_t) y * w + x] = (s >> shift) & ((1u << depth) - 1u);
+      out[(size_t) y * w + x] = raw ? s : (s >> shift) & ((1u << depth) - 1u);
     }
   gst_video_frame_unmap (&f);
   return out;

@@ -31,9 +31,10 @@ void fill_video_buffer (GstBuffer * buf, const GstVideoInfo * info, Content c,
 
 /* The values of component `comp` of a buffer as a tight W x H array (any
  * depth: 16-bit words read little-endian, shifted and masked as the format
- * says, e.g. P010's high ten bits). */
+ * says, e.g. P010's high ten bits); raw: the whole samples (words) as
+ * stored. */
 std::vector<uint32_t> read_values (GstBuffer * buf, const GstVideoInfo * info,
-    guint comp);
+    guint comp, bool raw = false);
 
 /* Component `comp` of an 8-bit format as a tight W x H byte array. */
 std::vector<uint8_t> read_component (GstBuffer * buf, const GstVideoInfo * info,
