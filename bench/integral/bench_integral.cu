@@ -48,13 +48,16 @@ struct Image {
   uint8_t *dev = nullptr;
 };
 
+/* A plane of random (or constant) samples of `bytes` bytes: 8-bit values, or
+ * 16-bit ones. */
 Image
-make_input (int w, int h, bool constant)
+make_input (int w, int h, bool constant, int bytes = 1)
 {
   Image im;
   im.w = w;
   im.h = h;
-  im.pitch = (size_t) (w + 255) / 256 * 256;
+  im.bytes = bytes;
+  im.pitch = ((size_t) w * bytes + 255) / 256 * 256;
   im.host.resize (im.pitch * h);
   uint32_t s = 0x9E3779B9u;
   for (auto &b : im.host) {
@@ -68,30 +71,6 @@ make_input (int w, int h, bool constant)
           cudaMemcpyHostToDevice));
   /* a pageable cudaMemcpy may return before its DMA is done, and the timed
    * work runs on a non-blocking stream */
-  BENCH_CHECK (cudaDeviceSynchronize ());
-  return im;
-}
-
-/* A plane of random 16-bit values. */
-Image
-make_input16 (int w, int h)
-{
-  Image im;
-  im.w = w;
-  im.h = h;
-  im.bytes = 2;
-  im.pitch = ((size_t) w * 2 + 255) / 256 * 256;
-  im.host.resize (im.pitch * h);
-  uint32_t s = 0x9E3779B9u;
-  for (auto &b : im.host) {
-    s ^= s << 13;
-    s ^= s >> 17;
-    s ^= s << 5;
-    b = (uint8_t) (s >> 24);
-  }
-  BENCH_CHECK (cudaMalloc (&im.dev, im.host.size ()));
-  BENCH_CHECK (cudaMemcpy (im.dev, im.host.data (), im.host.size (),
-          cudaMemcpyHostToDevice));
   BENCH_CHECK (cudaDeviceSynchronize ());
   return im;
 }
@@ -466,7 +445,7 @@ void
 bench_wide (Context &cx, const Size &s)
 {
   const std::string sz = size_name (s);
-  Image im16 = make_input16 (s.w, s.h), im8 = make_input (s.w, s.h, false);
+  Image im16 = make_input (s.w, s.h, false, 2), im8 = make_input (s.w, s.h, false);
   struct V { cip::SatType type; bool sq; const char *name; };
   for (const V &v : { V { cip::SatType::u32, false, "u32" },
           V { cip::SatType::u64, false, "u64" },

@@ -271,6 +271,39 @@ count_vec (const Counter<A> &cnt, const Member &mb, const uint32_t (&w)[4],
 
 /* ---- the work loops ------------------------------------------------------- */
 
+/* The 16-byte chunk at a (16-byte aligned) of a row [lo, hi) into w: whole
+ * when it lies inside, else only its B-byte samples inside the row (one
+ * load each, so that nothing outside the row is read); m gets bit i for
+ * every valid sample starting at byte i. */
+template <int B>
+__device__ __forceinline__ void
+load_chunk (uintptr_t a, uintptr_t lo, uintptr_t hi, uint32_t (&w)[4],
+    uint32_t &m)
+{
+  if (a >= lo && a + 16 <= hi) {
+    const uint4 v = __ldg ((const uint4 *) a);
+    w[0] = v.x;
+    w[1] = v.y;
+    w[2] = v.z;
+    w[3] = v.w;
+    m = 0xFFFFu;
+    return;
+  }
+  w[0] = w[1] = w[2] = w[3] = 0;
+  m = 0;
+  if (a >= hi)
+    return;
+#pragma unroll
+  for (int i = 0; i < 16; i += B) {
+    if (a + i >= lo && a + i < hi) {
+      const uint32_t sv = B == 1 ? (uint32_t) __ldg ((const unsigned char *) (a + i)) :
+          (uint32_t) __ldg ((const unsigned short *) (a + i));
+      w[i >> 2] |= sv << (8 * (i & 3));
+      m |= 1u << i;
+    }
+  }
+}
+
 /* Vector path, step S in {1, 2, 4}: rows of g.span bytes from g.base; lane
  * `lane` of a warp takes chunks lane, lane + 32, ... of its items. */
 template <int A, int S>
@@ -297,30 +330,9 @@ run_vec (const Params &p, const Group &g, uint32_t *smem, int lane,
     uint32_t w[kVecs][4];
     uint32_t m[kVecs];
 #pragma unroll
-    for (int j = 0; j < kVecs; j++) {
-      const uintptr_t a = a0 + 16 * ((size_t) k * kChunksPerItem + (size_t) (j * 32 + lane));
-      if (a >= lo && a + 16 <= hi) {
-        const uint4 v = __ldg ((const uint4 *) a);
-        w[j][0] = v.x;
-        w[j][1] = v.y;
-        w[j][2] = v.z;
-        w[j][3] = v.w;
-        m[j] = 0xFFFFu;
-      } else {
-        /* a chunk that straddles an end of the row: its valid bytes only */
-        w[j][0] = w[j][1] = w[j][2] = w[j][3] = 0;
-        m[j] = 0;
-        if (a < hi) {
-#pragma unroll
-          for (int i = 0; i < 16; i++) {
-            if (a + i >= lo && a + i < hi) {
-              w[j][i >> 2] |= (uint32_t) __ldg ((const unsigned char *) (a + i)) << (8 * (i & 3));
-              m[j] |= 1u << i;
-            }
-          }
-        }
-      }
-    }
+    for (int j = 0; j < kVecs; j++)
+      load_chunk<1> (a0 + 16 * ((size_t) k * kChunksPerItem + (size_t) (j * 32 + lane)),
+          lo, hi, w[j], m[j]);
 #pragma unroll
     for (int j = 0; j < kVecs; j++) {
       const uint32_t diff = (w[j][0] ^ w[j][1]) | (w[j][0] ^ w[j][2]) | (w[j][0] ^ w[j][3]);
@@ -659,32 +671,9 @@ g_run_vec (const GParams &p, const GInput &g, const GCounter &cnt, int lane,
     uint32_t w[kVecs][4];
     uint32_t m[kVecs];
 #pragma unroll
-    for (int j = 0; j < kVecs; j++) {
-      const uintptr_t a = a0 + 16 * ((size_t) k * kChunksPerItem + (size_t) (j * 32 + lane));
-      if (a >= lo && a + 16 <= hi) {
-        const uint4 v = __ldg ((const uint4 *) a);
-        w[j][0] = v.x;
-        w[j][1] = v.y;
-        w[j][2] = v.z;
-        w[j][3] = v.w;
-        m[j] = 0xFFFFu;
-      } else {
-        /* a chunk that straddles an end of the row: its valid samples only */
-        w[j][0] = w[j][1] = w[j][2] = w[j][3] = 0;
-        m[j] = 0;
-        if (a < hi) {
-#pragma unroll
-          for (int i = 0; i < 16; i += B) {
-            if (a + i >= lo && a + i < hi) {
-              const uint32_t sv = B == 1 ? (uint32_t) __ldg ((const unsigned char *) (a + i)) :
-                  (uint32_t) __ldg ((const unsigned short *) (a + i));
-              w[j][i >> 2] |= sv << (8 * (i & 3));
-              m[j] |= 1u << i;
-            }
-          }
-        }
-      }
-    }
+    for (int j = 0; j < kVecs; j++)
+      load_chunk<B> (a0 + 16 * ((size_t) k * kChunksPerItem + (size_t) (j * 32 + lane)),
+          lo, hi, w[j], m[j]);
 #pragma unroll
     for (int j = 0; j < kVecs; j++) {
       uint32_t bin[N];
@@ -893,6 +882,48 @@ blocks_per_sm (int dev, int threads, size_t smem, int *blocks, F func)
   return Status::ok;
 }
 
+/* Items per row of the vector paths for rows of `span` bytes (the first
+ * chunk may start 15 bytes early), and of the generic path for `width`
+ * samples. */
+uint64_t
+vec_items_per_row (size_t span)
+{
+  const uint64_t chunks = (span + 30) / 16;
+  return (chunks + kChunksPerItem - 1) / kChunksPerItem;
+}
+
+uint64_t
+generic_items_per_row (int width)
+{
+  return ((uint64_t) width + 32 * kSamps - 1) / (32 * kSamps);
+}
+
+/* Blocks of the grid: one per warps * kMinItemsPerWarp items, at most what
+ * is resident at once (or the debug cap), shared between the groups (or
+ * inputs) g[0 .. n) by their items; sets their block ranges and returns the
+ * grid size (at least 1). */
+template <typename G>
+int
+share_grid (const DevInfo &di, int threads, int per_sm, G *g, int n,
+    uint64_t total_items)
+{
+  const uint64_t per_block = (uint64_t) (threads / 32) * kMinItemsPerWarp;
+  uint64_t cap = (uint64_t) di.sms * (uint64_t) per_sm;
+  const int user_cap = g_max_blocks.load ();
+  if (user_cap > 0)
+    cap = std::min<uint64_t> (cap, (uint64_t) user_cap);
+  const uint64_t target = std::min<uint64_t> (cap,
+      (total_items + per_block - 1) / per_block);
+  int grid = 0;
+  for (int k = 0; k < n; k++) {
+    const uint64_t nb = std::max<uint64_t> (1, target * g[k].items / total_items);
+    g[k].block_begin = grid;
+    g[k].nblocks = (int) nb;
+    grid += (int) nb;
+  }
+  return grid > 0 ? grid : 1;
+}
+
 /* One input as the host sees it when grouping. */
 struct HostIn {
   int idx;
@@ -996,13 +1027,12 @@ histogram_general (const HistInput *inputs, int count, int bins,
         rows = 1;
       }
       g.span = span;
-      const uint64_t chunks = (span + 30) / 16;
-      ipr = (chunks + kChunksPerItem - 1) / kChunksPerItem;
+      ipr = vec_items_per_row (span);
     } else {
       g.path = kPathGeneric;
       g.base = v.data;
       g.span = (size_t) v.width;
-      ipr = ((uint64_t) v.width + 32 * kSamps - 1) / (32 * kSamps);
+      ipr = generic_items_per_row (v.width);
     }
     if (rows * ipr > 0x7FFFFFFFull)
       return Status::unsupported;
@@ -1045,21 +1075,7 @@ histogram_general (const HistInput *inputs, int count, int bins,
   if (st != Status::ok)
     return st;
 
-  const uint64_t per_block = (uint64_t) (threads / 32) * kMinItemsPerWarp;
-  uint64_t cap = (uint64_t) di.sms * (uint64_t) per_sm;
-  const int user_cap = g_max_blocks.load ();
-  if (user_cap > 0)
-    cap = std::min<uint64_t> (cap, (uint64_t) user_cap);
-  const uint64_t target = std::min<uint64_t> (cap,
-      (total_items + per_block - 1) / per_block);
-  int grid = 0;
-  for (int k = 0; k < prm.nin; k++) {
-    GInput &g = prm.in[k];
-    const uint64_t nb = std::max<uint64_t> (1, target * g.items / total_items);
-    g.block_begin = grid;
-    g.nblocks = (int) nb;
-    grid += (int) nb;
-  }
+  const int grid = share_grid (di, threads, per_sm, prm.in, prm.nin, total_items);
 
   general_kernel<<<grid, threads, smem, stream>>> (prm);
   CIP_LAUNCH_CHECK (stream, "histogram (general path)");
@@ -1217,13 +1233,12 @@ histogram (const HistInput *inputs, int count, int bins, uint32_t *d_hist,
         rows = 1;
       }
       g.span = span;
-      const uint64_t chunks = (span + 30) / 16;   /* first chunk may start 15 bytes early */
-      ipr = (chunks + kChunksPerItem - 1) / kChunksPerItem;
+      ipr = vec_items_per_row (span);
     } else {
       g.path = kPathGeneric;
       g.base = reinterpret_cast<const uint8_t *> (f.d);
       g.span = (size_t) f.w;
-      ipr = ((uint64_t) f.w + 32 * kSamps - 1) / (32 * kSamps);
+      ipr = generic_items_per_row (f.w);
     }
     if (rows * ipr > 0x7FFFFFFFull)
       return Status::unsupported;
@@ -1245,23 +1260,8 @@ histogram (const HistInput *inputs, int count, int bins, uint32_t *d_hist,
     if (st != Status::ok)
       return st;
   }
-  const uint64_t per_block = (uint64_t) (threads / 32) * kMinItemsPerWarp;
-  uint64_t cap = (uint64_t) di.sms * (uint64_t) per_sm;
-  const int user_cap = g_max_blocks.load ();
-  if (user_cap > 0)
-    cap = std::min<uint64_t> (cap, (uint64_t) user_cap);
-  const uint64_t target = std::min<uint64_t> (cap,
-      (total_items + per_block - 1) / per_block);
-  int grid = 0;
-  for (int k = 0; k < ng; k++) {
-    Group &g = prm.g[k];
-    const uint64_t nb = std::max<uint64_t> (1, target * g.items / total_items);
-    g.block_begin = grid;
-    g.nblocks = (int) nb;
-    grid += (int) nb;
-  }
-  if (grid == 0)
-    grid = 1;       /* no pixels: one block writes the zeros */
+  /* no pixels: one block writes the zeros */
+  const int grid = share_grid (di, threads, per_sm, prm.g, ng, total_items);
 
   histogram_kernel<<<grid, threads, smem, stream>>> (prm);
   CIP_LAUNCH_CHECK (stream, "histogram");

@@ -1148,27 +1148,38 @@ sat16_rows (const Sat16Params p)
   }
 }
 
-/* Column pass 1: tot[s][x] = sum of output rows 1 + s * R .. of column x. */
-template <typename T, bool SQ>
+/* Column passes 1 and 3 over strip s of column x (output rows 1 + s * R ..):
+ * PREFIX false: tot[s][x] = the strip's column sum; PREFIX true: each row
+ * becomes the running sum from tot[s][x] (the strip's prefix) down. */
+template <typename T, bool SQ, bool PREFIX>
 __global__ void
-sat16_strip_sums (const Sat16Params p)
+sat16_strip_columns (const Sat16Params p)
 {
   const int x = (int) (blockIdx.x * blockDim.x + threadIdx.x) + 1;
   const int s = (int) blockIdx.y;
   if (x > p.width)
     return;
+  const size_t ti = (size_t) s * ((size_t) p.width + 1) + x;
+  T run = PREFIX ? reinterpret_cast<const T *> (p.tot)[ti] : 0;
+  u64 runq = PREFIX && SQ ? reinterpret_cast<const u64 *> (p.totq)[ti] : 0;
   const int y1 = min (p.height, (s + 1) * kSat16Rows);
-  T t = 0;
-  u64 tq = 0;
   for (int y = s * kSat16Rows + 1; y <= y1; y++) {
-    t += __ldcg (row_of<T> (p.sum, p.sum_pitch, y) + x);
-    if (SQ)
-      tq += __ldcg (row_of<u64> (p.sq, p.sq_pitch, y) + x);
+    T *o = row_of<T> (p.sum, p.sum_pitch, y) + x;
+    run += __ldcg (o);
+    if (PREFIX)
+      *o = run;
+    if (SQ) {
+      u64 *oq = row_of<u64> (p.sq, p.sq_pitch, y) + x;
+      runq += __ldcg (oq);
+      if (PREFIX)
+        *oq = runq;
+    }
   }
-  const size_t cols = (size_t) p.width + 1;
-  reinterpret_cast<T *> (p.tot)[(size_t) s * cols + x] = t;
-  if (SQ)
-    reinterpret_cast<u64 *> (p.totq)[(size_t) s * cols + x] = tq;
+  if (!PREFIX) {
+    reinterpret_cast<T *> (p.tot)[ti] = run;
+    if (SQ)
+      reinterpret_cast<u64 *> (p.totq)[ti] = runq;
+  }
 }
 
 /* Column pass 2: the strips' sums of every column become exclusive prefixes. */
@@ -1196,31 +1207,6 @@ sat16_strip_scan (const Sat16Params p)
   }
 }
 
-/* Column pass 3: each strip adds its prefix down its columns. */
-template <typename T, bool SQ>
-__global__ void
-sat16_columns (const Sat16Params p)
-{
-  const int x = (int) (blockIdx.x * blockDim.x + threadIdx.x) + 1;
-  const int s = (int) blockIdx.y;
-  if (x > p.width)
-    return;
-  const size_t cols = (size_t) p.width + 1;
-  T run = reinterpret_cast<const T *> (p.tot)[(size_t) s * cols + x];
-  u64 runq = SQ ? reinterpret_cast<const u64 *> (p.totq)[(size_t) s * cols + x] : 0;
-  const int y1 = min (p.height, (s + 1) * kSat16Rows);
-  for (int y = s * kSat16Rows + 1; y <= y1; y++) {
-    T *o = row_of<T> (p.sum, p.sum_pitch, y) + x;
-    run += *o;
-    *o = run;
-    if (SQ) {
-      u64 *oq = row_of<u64> (p.sq, p.sq_pitch, y) + x;
-      runq += *oq;
-      *oq = runq;
-    }
-  }
-}
-
 template <typename T, bool SQ>
 Status
 run_sat16 (const Sat16Params &p, cudaStream_t stream)
@@ -1230,7 +1216,7 @@ run_sat16 (const Sat16Params &p, cudaStream_t stream)
   CIP_LAUNCH_CHECK (stream, "sat16_rows");
   const dim3 cgrid ((unsigned) ((p.width + 255) / 256), (unsigned) p.strips);
   if (p.strips > 1) {
-    sat16_strip_sums<T, SQ><<<cgrid, 256, 0, stream>>> (p);
+    sat16_strip_columns<T, SQ, false><<<cgrid, 256, 0, stream>>> (p);
     CIP_LAUNCH_CHECK (stream, "sat16_strip_sums");
     sat16_strip_scan<T, SQ><<<(p.width + 255) / 256, 256, 0, stream>>> (p);
     CIP_LAUNCH_CHECK (stream, "sat16_strip_scan");
@@ -1242,7 +1228,7 @@ run_sat16 (const Sat16Params &p, cudaStream_t stream)
       CIP_CUDA_TRY (cudaMemsetAsync (p.totq, 0, ((size_t) p.width + 1) * 8,
               stream));
   }
-  sat16_columns<T, SQ><<<cgrid, 256, 0, stream>>> (p);
+  sat16_strip_columns<T, SQ, true><<<cgrid, 256, 0, stream>>> (p);
   CIP_LAUNCH_CHECK (stream, "sat16_columns");
   return Status::ok;
 }
