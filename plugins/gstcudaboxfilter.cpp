@@ -19,6 +19,12 @@
  * copies the rest. Alpha is filtered like colour; the padding byte of
  * RGBx/BGRx is copied.
  *
+ * 10- and 16-bit formats (P010_10LE, I420_10LE, P016_LE, Y444_16LE,
+ * GRAY16_LE) are filtered in their own values with the same rounding and
+ * written in the same format (P010's low six bits as zero). Their window sums
+ * need 64-bit tables, so an upstream (u32) table is not reused for them and
+ * the SAT path is taken at every radius.
+ *
  * ## Example launch line
  * ```
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12,width=1920,height=1080 ! cudaboxfilter radius-x=15 radius-y=15 ! videoconvert ! autovideosink
@@ -259,8 +265,10 @@ upstream_sat (GstCudaBoxFilter * self, GstBuffer * inbuf,
 {
   GstIntegralImageMeta *m = gst_buffer_get_integral_image_meta (inbuf);
 
+  /* a u32 table of 16-bit values does not hold every window sum */
   if (!m || m->plane != 0 || m->type != GST_INTEGRAL_IMAGE_TYPE_U32 ||
-      m->width != (guint) v.width + 1 || m->height != (guint) v.height + 1)
+      !v.is_8bit () || m->width != (guint) v.width + 1 ||
+      m->height != (guint) v.height + 1)
     return NULL;
   if (!gst_integral_image_meta_describes_input (m,
           GST_BASE_TRANSFORM_SINK_PAD (self))) {

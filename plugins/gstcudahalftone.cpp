@@ -198,6 +198,10 @@ gst_cuda_halftone_class_init (GstCudaHalftoneClass * klass)
           "Steadier patterns on video: 0 = plain diffusion, 0.5 recommended, "
           "1 = steadiest", 0.0, 1.0, DEFAULT_TEMPORAL_STABILITY, flags));
 
+  /* 8-bit formats only: the halftone kernels take 8-bit planes (10/16-bit
+   * caps are refused at negotiation) */
+  gst_cuda_imgproc_filter_class_set_formats (element_class,
+      GST_CUDA_IMGPROC_SYSTEM_FORMATS_8BIT, GST_CUDA_IMGPROC_CUDA_FORMATS_8BIT);
   gst_element_class_set_static_metadata (element_class,
       "CUDA halftone", "Filter/Effect/Video",
       "Error-diffusion halftoning (Floyd-Steinberg and kin) or ordered "

@@ -8,6 +8,12 @@
  * equalize the BT.709 luma and keep the colour (`rgb-mode=luma`: every colour
  * byte moves by the luma change, so Cb/Cr stay unless a byte clips), or each
  * of R, G and B on its own (`rgb-mode=per-channel`); GRAY8 is one plane.
+ * 10- and 16-bit formats (P010_10LE, I420_10LE, P016_LE, Y444_16LE,
+ * GRAY16_LE) are equalized in their own values with tables of 2^depth
+ * entries (equalizeHist with 1024 or 65536 bins; P010's low six bits are
+ * ignored and written as zero), in global mode: `mode=clahe` needs an 8-bit
+ * format (other caps are refused; set while PLAYING on such caps, global
+ * mode is used until upstream renegotiates).
  *
  * `mode=global` gives exactly OpenCV's cv::equalizeHist on an 8-bit plane
  * (a constant frame stays as it is). `mode=clahe` is contrast-limited
@@ -29,7 +35,8 @@
  * a licence plate); a region outside the frame leaves frames unchanged.
  * CLAHE ignores the region.
  *
- * When an upstream `cudahistogram` (256 bins, `mode=luma`, or `mode=rgb` for
+ * When an upstream `cudahistogram` (one bin per value over the whole range:
+ * 256 bins for 8-bit formats, 2^depth above; `mode=luma`, or `mode=rgb` for
  * per-channel) attached a #GstHistogramMeta for the same region, with nothing
  * between the two elements that may change pixels, its counts are used and
  * no histogram pass runs. Every frame gets a #GstEqualizationMeta with the
@@ -152,6 +159,8 @@ static void gst_cuda_hist_equalize_get_property (GObject * object,
 static GstFlowReturn gst_cuda_hist_equalize_process (GstCudaImgprocFilter *
     filter, GstBuffer * inbuf, const GstCudaImgprocFrame * in,
     GstCudaImgprocFrame * out, const GstCudaImgprocRun * run);
+static gboolean gst_cuda_hist_equalize_format_supported (GstCudaImgprocFilter *
+    filter, GstVideoFormat format, const gchar ** why);
 
 static void
 gst_cuda_hist_equalize_class_init (GstCudaHistEqualizeClass * klass)
@@ -251,6 +260,8 @@ gst_cuda_hist_equalize_class_init (GstCudaHistEqualizeClass * klass)
   filter_class->in_place = TRUE;
   filter_class->writes_frame = TRUE;
   filter_class->process = GST_DEBUG_FUNCPTR (gst_cuda_hist_equalize_process);
+  filter_class->format_supported =
+      GST_DEBUG_FUNCPTR (gst_cuda_hist_equalize_format_supported);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_HIST_EQUALIZE_MODE,
       (GstPluginAPIFlags) 0);
@@ -277,10 +288,12 @@ gst_cuda_hist_equalize_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaHistEqualize *self = GST_CUDA_HIST_EQUALIZE (object);
+  gboolean renegotiate = FALSE;
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_MODE:
+      renegotiate = (int) self->mode != g_value_get_enum (value);
       self->mode = (cip::EqMode) g_value_get_enum (value);
       break;
     case PROP_RGB_MODE:
@@ -310,6 +323,9 @@ gst_cuda_hist_equalize_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
+  /* mode=clahe narrows the formats to 8-bit ones */
+  if (renegotiate)
+    gst_cuda_imgproc_filter_renegotiate (GST_CUDA_IMGPROC_FILTER (self));
 }
 
 static void
@@ -352,6 +368,22 @@ gst_cuda_hist_equalize_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
+static gboolean
+gst_cuda_hist_equalize_format_supported (GstCudaImgprocFilter * filter,
+    GstVideoFormat format, const gchar ** why)
+{
+  GstCudaHistEqualize *self = GST_CUDA_HIST_EQUALIZE (filter);
+  cip::EqMode mode;
+
+  GST_OBJECT_LOCK (self);
+  mode = self->mode;
+  GST_OBJECT_UNLOCK (self);
+  if (why)
+    *why = "mode=clahe needs an 8-bit format";
+  return mode != cip::EqMode::clahe ||
+      gst_cuda_imgproc_format_depth (format) == 8;
+}
+
 /* The pixel layout of `info` for the kernels. */
 static cip::EqLayout
 layout_of (const GstVideoInfo * info)
@@ -363,7 +395,7 @@ layout_of (const GstVideoInfo * info)
 }
 
 /* Counts of an upstream cudahistogram that fit `cfg` and the region `r`,
- * as 256 (or 3 × 256) uint32 counts in *hist; FALSE when there are none. */
+ * as bins (or 3 × bins) uint32 counts in *hist; FALSE when there are none. */
 static gboolean
 upstream_histogram (GstCudaHistEqualize * self, GstBuffer * buf,
     const cip::EqConfig & cfg, const GstCudaImgprocRect & r,
@@ -376,20 +408,23 @@ upstream_histogram (GstCudaHistEqualize * self, GstBuffer * buf,
       cfg.rgb_mode == cip::EqRgbMode::per_channel;
   const gchar *const *names = per_channel ? rgb : luma;
   const guint n = per_channel ? 3 : 1;
+  /* one bin per value of the whole range */
+  const guint bins = (guint) cip::equalize_bins (cfg);
 
-  if (!m || cfg.mode != cip::EqMode::global || m->bins != cip::kEqBins ||
+  if (!m || cfg.mode != cip::EqMode::global || m->bins != bins ||
+      m->range_min != 0 || m->range_max != bins - 1 ||
       m->roi_x != r.x || m->roi_y != r.y || m->roi_width != r.width ||
       m->roi_height != r.height)
     return FALSE;
-  hist.assign ((size_t) n * cip::kEqBins, 0);
+  hist.assign ((size_t) n * bins, 0);
   for (guint c = 0; c < n; c++) {
     const guint64 *counts = gst_histogram_meta_get_counts (m, names[c]);
     if (!counts)
       return FALSE;
-    for (guint b = 0; b < cip::kEqBins; b++) {
+    for (guint b = 0; b < bins; b++) {
       if (counts[b] > G_MAXUINT32)
         return FALSE;
-      hist[(size_t) c * cip::kEqBins + b] = (uint32_t) counts[b];
+      hist[(size_t) c * bins + b] = (uint32_t) counts[b];
     }
   }
   if (!gst_histogram_meta_describes_input (m,
@@ -424,6 +459,17 @@ gst_cuda_hist_equalize_process (GstCudaImgprocFilter * filter,
 
   const GstVideoInfo *info = in->info;
   cfg.layout = layout_of (info);
+  /* luma is component 0 of every format; RGB is processed as whole pixels */
+  bool bgr;
+  const cip::ImageView src = cfg.layout == cip::EqLayout::gray ?
+      in->component (0) : in->rgb_pixels (&bgr);
+  cfg.depth = src.depth;
+  cfg.shift = src.shift;
+  if (cfg.depth > 8 && cfg.mode == cip::EqMode::clahe) {
+    GST_WARNING_OBJECT (self, "mode=clahe on %s: global mode until upstream "
+        "renegotiates", GST_VIDEO_INFO_NAME (info));
+    cfg.mode = cip::EqMode::global;
+  }
   /* the histogram region; an empty one (outside the frame) changes nothing */
   const GstCudaImgprocRect r = gst_cuda_imgproc_clip_roi (info, roi);
   if (cfg.mode == cip::EqMode::global) {
@@ -440,7 +486,7 @@ gst_cuda_hist_equalize_process (GstCudaImgprocFilter * filter,
   /* the running average restarts when it would mix unlike histograms */
   const guint64 kind = (guint64) cfg.mode | (guint64) cfg.layout << 8 |
       (guint64) cfg.rgb_mode << 16 | (guint64) cfg.tiles_x << 24 |
-      (guint64) cfg.tiles_y << 32;
+      (guint64) cfg.tiles_y << 32 | (guint64) cfg.depth << 40;
   gboolean fresh;
   void *state_data = gst_cuda_imgproc_filter_state (filter,
       STATE_HISTOGRAM_AVERAGE, "histogram average",
@@ -458,11 +504,7 @@ gst_cuda_hist_equalize_process (GstCudaImgprocFilter * filter,
     return GST_FLOW_ERROR;
   uint8_t *lut_out = lut_meta ? luts.data : nullptr;
 
-  /* luma is component 0 of every format; RGB is processed as whole pixels */
   cip::EqFrame f;
-  bool bgr;
-  const cip::ImageView src = cfg.layout == cip::EqLayout::gray ?
-      in->component (0) : in->rgb_pixels (&bgr);
   f.src = src.data;
   f.src_pitch = src.pitch;
   f.dst = out->data[0];
@@ -492,9 +534,11 @@ gst_cuda_hist_equalize_process (GstCudaImgprocFilter * filter,
   if (lut_meta) {
     if (ret == GST_FLOW_OK) {
       const gboolean clahe = cfg.mode == cip::EqMode::clahe;
-      gst_buffer_add_equalization_meta (inbuf, luts.buffer,
-          clahe ? cfg.tiles_x : 1, clahe ? cfg.tiles_y : 1,
+      GstEqualizationMeta *m = gst_buffer_add_equalization_meta (inbuf,
+          luts.buffer, clahe ? cfg.tiles_x : 1, clahe ? cfg.tiles_y : 1,
           (guint) cip::equalize_channels (cfg));
+      if (m)
+        gst_equalization_meta_set_depth (m, (guint) cfg.depth);
     }
     gst_buffer_unref (luts.buffer);
   }

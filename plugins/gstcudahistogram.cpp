@@ -3,10 +3,13 @@
  * @title: cudahistogram
  * @short_description: per-frame histograms posted on the bus and attached as metas
  *
- * Computes 8-bit histograms of every frame (or of a region of interest) and
- * reports them; the video passes through unchanged.
+ * Computes histograms of every frame (or of a region of interest) and
+ * reports them; the video passes through unchanged. 8-bit formats, 10-bit
+ * (P010_10LE, I420_10LE) and 16-bit ones (P016_LE, Y444_16LE, GRAY16_LE)
+ * are counted in their own values: 0..255, 0..1023 and 0..65535 (P010's
+ * low six bits are ignored).
  *
- * `mode=luma` (default) counts the Y plane of YUV and GRAY8 formats, and the
+ * `mode=luma` (default) counts the Y plane of YUV and GRAY formats, and the
  * full-range BT.709 luma of RGB formats computed on the fly,
  * Y = (13933 R + 46871 G + 4732 B + 32768) >> 16 (grey R = G = B = v gives
  * Y = v). `mode=rgb` gives one histogram per R, G and B channel (RGB formats
@@ -15,9 +18,14 @@
  * `plane`: plane0 = Y or R, plane1 = U or G, plane2 = V or B, plane3 = A
  * (RGBx/BGRx have three).
  *
- * `bins` is a power of two from 2 to 256 and 8-bit values map evenly:
- * bin = value × bins / 256, so bin b holds the values b·w .. b·w + w − 1 with
- * w = 256 / bins.
+ * `bins` (2 to 65536; by default 256 for 8-bit formats, 1024 for 10-bit and
+ * 4096 for 16-bit ones) spread evenly over the values `range-min` ..
+ * `range-max` (by default the format's whole range; `range-max` above the
+ * format's largest value means that value). With span = max − min + 1:
+ * bin = ⌊(value − min) × bins / span⌋, so bin b holds the values
+ * min + ⌈b·span / bins⌉ .. min + ⌈(b + 1)·span / bins⌉ − 1 (all bins hold
+ * span / bins values when bins divides span); values outside the range are
+ * not counted. For 8-bit formats over 0..255: bin = value × bins / 256.
  *
  * The region of interest (`roi-x`, `roi-y`, `roi-width`, `roi-height`) is in
  * luma pixels; a width or height of 0 extends it to the frame edge, and it is
@@ -37,8 +45,8 @@
  * round(interval / frame duration) frames, at least one). A frame's duration
  * is its buffer duration, else that of the negotiated frame rate; a frame
  * whose duration is unknown closes the interval. EOS posts a partial
- * interval; a flush, new caps, or a change of `bins`, `mode` or the region
- * between frames discards it.
+ * interval; a flush, new caps, or a change of `bins`, `mode`, the range or
+ * the region between frames discards it.
  *
  * With `draw=true` the histograms are also painted onto the frame, as a bar
  * chart in its bottom-left corner: a third of the frame's width and a
@@ -53,13 +61,16 @@
  * and BGRA is left as it is. The frame is then written (in place) and the
  * histograms, meta and messages alike, still describe the frame as it came
  * in; the meta does not offer them to downstream elements as a description
- * of the pixels they receive (cudahistequalize computes its own). With
+ * of the pixels they receive (cudahistequalize computes its own). The
+ * chart is drawn on 8-bit formats only (with `draw=true` 10/16-bit caps are
+ * refused) and for up to 256 bins (more are counted, not drawn). With
  * `draw=false` (default) the element only reads frames.
  *
  * On the GPU one kernel launch computes all histograms of a frame with
- * per-block shared-memory histograms; only the counts (at most 4 KiB) are
- * downloaded; the chart is a second launch that reads the counts on the
- * device.
+ * per-block shared-memory histograms (packed 16-bit counters beyond 256 bins;
+ * global-memory atomics where even those do not fit on chip); only the
+ * counts are downloaded; the chart is a second launch that reads the counts
+ * on the device.
  *
  * ## Example launch line
  * ```
@@ -78,6 +89,7 @@
  * * #guint64 `duration`: the summed durations of the interval's frames.
  * * #guint `frames`: the number of frames summed.
  * * #guint `bins`: the number of bins of each histogram.
+ * * #guint `range-min`, `range-max`: the values the bins cover, inclusive.
  *
  * and, for each histogram, named `luma`; `red`, `green`, `blue` (mode=rgb);
  * or `plane0`, `plane1`, ... (mode=planes):
@@ -85,12 +97,14 @@
  * * #GstValueArray of #guint64 `<name>`: the `bins` counts, summed over the
  *   interval.
  * * #gdouble `<name>-mean`: the mean value, from the bin centres
- *   (b·w + (w − 1) / 2; the exact mean with 256 bins).
- * * #guint `<name>-min`: the lower edge (b·w) of the lowest non-empty bin.
+ *   ((first + last value of the bin) / 2; the exact mean when every bin
+ *   holds one value, e.g. 256 bins of an 8-bit format).
+ * * #guint `<name>-min`: the lower edge (first value) of the lowest non-empty
+ *   bin.
  * * #guint `<name>-max`: the lower edge of the highest non-empty bin.
  * * #guint `<name>-median`: the lower edge of the first bin b whose
  *   cumulative count reaches half the total: 2 × (count₀ + … + count_b) ≥
- *   total (with 256 bins the ⌈N/2⌉-th smallest of the N values).
+ *   total (with one value per bin the ⌈N/2⌉-th smallest of the N values).
  *
  * Times are #GST_CLOCK_TIME_NONE when unknown. An empty region gives zero
  * counts and statistics.
@@ -114,7 +128,9 @@ typedef enum {
   GST_CUDA_HISTOGRAM_MODE_PLANES,
 } GstCudaHistogramMode;
 
-#define DEFAULT_BINS 256
+#define DEFAULT_BINS 0           /* by the format's depth */
+#define DEFAULT_RANGE_MIN 0
+#define DEFAULT_RANGE_MAX 65535     /* the format's largest value */
 #define DEFAULT_MODE GST_CUDA_HISTOGRAM_MODE_LUMA
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_INTERVAL 0
@@ -138,6 +154,8 @@ enum
   PROP_POST_MESSAGES,
   PROP_INTERVAL,
   PROP_DRAW,
+  PROP_RANGE_MIN,
+  PROP_RANGE_MAX,
 };
 
 /* What a set of counts holds: compared between frames so that an interval
@@ -145,6 +163,7 @@ enum
 struct HistLayout
 {
   guint bins;
+  guint range_min, range_max;   /* the format's values counted, inclusive */
   guint n;
   const gchar *names[MAX_HISTOGRAMS];   /* static strings */
   guint x, y, width, height;    /* clipped region, luma pixels */
@@ -153,7 +172,8 @@ struct HistLayout
 static bool
 layout_equal (const HistLayout & a, const HistLayout & b)
 {
-  if (a.bins != b.bins || a.n != b.n || a.x != b.x || a.y != b.y ||
+  if (a.bins != b.bins || a.range_min != b.range_min ||
+      a.range_max != b.range_max || a.n != b.n || a.x != b.x || a.y != b.y ||
       a.width != b.width || a.height != b.height)
     return false;
   for (guint i = 0; i < a.n; i++)
@@ -167,7 +187,8 @@ struct _GstCudaHistogram
   GstCudaImgprocFilter parent;
 
   /* properties, object lock */
-  guint bins;
+  guint bins;                   /* 0: by the format's depth */
+  guint range_min, range_max;
   GstCudaHistogramMode mode;
   GstCudaImgprocRoi roi;
   gboolean post_messages;
@@ -189,7 +210,8 @@ struct _GstCudaHistogram
   guint frames;                 /* 0: no interval open */
   GstClockTime start;           /* PTS of its first frame */
   GstClockTime duration;        /* summed known frame durations */
-  guint64 sums[MAX_HISTOGRAMS * MAX_BINS];
+  guint64 *sums;                /* layout.n * layout.bins, g_malloc'd */
+  gsize sums_len;
 };
 
 #define GST_TYPE_CUDA_HISTOGRAM_MODE (gst_cuda_histogram_mode_get_type ())
@@ -199,7 +221,7 @@ gst_cuda_histogram_mode_get_type (void)
   static GType type = 0;
   static const GEnumValue values[] = {
     {GST_CUDA_HISTOGRAM_MODE_LUMA,
-        "Luma: Y of YUV and GRAY8, BT.709 luma of RGB", "luma"},
+        "Luma: Y of YUV and GRAY, BT.709 luma of RGB", "luma"},
     {GST_CUDA_HISTOGRAM_MODE_RGB,
         "One histogram per R, G and B channel (RGB formats only)", "rgb"},
     {GST_CUDA_HISTOGRAM_MODE_PLANES,
@@ -253,17 +275,39 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass * klass)
   /**
    * GstCudaHistogram:bins:
    *
-   * Bins per histogram: a power of two from 2 to 256; 8-bit values map
-   * evenly (bin = value × bins / 256). Other values are rounded down to a
-   * power of two, with a warning.
+   * Bins per histogram, 2 to 65536, spread evenly over range-min ..
+   * range-max (bin = (value - min) * bins / (max - min + 1)); 0 (default):
+   * 256 for 8-bit formats, 1024 for 10-bit, 4096 for 16-bit. 1 is taken as 2.
    *
    * Since: 0.1
    */
   g_object_class_install_property (gobject_class, PROP_BINS,
       g_param_spec_uint ("bins", "Bins",
-          "Bins per histogram: a power of two, 2 to 256 (values map evenly: "
-          "bin = value * bins / 256; others are rounded down to a power of "
-          "two)", 2, MAX_BINS, DEFAULT_BINS, flags));
+          "Bins per histogram, 2 to 65536, spread evenly over range-min .. "
+          "range-max (0 = by the format: 256 for 8-bit, 1024 for 10-bit, "
+          "4096 for 16-bit)", 0, MAX_BINS, DEFAULT_BINS, flags));
+  /**
+   * GstCudaHistogram:range-min:
+   *
+   * The lowest value counted, in the format's own values (0..255, 0..1023
+   * or 0..65535); lower values are not counted. Above range-max: an error.
+   */
+  g_object_class_install_property (gobject_class, PROP_RANGE_MIN,
+      g_param_spec_uint ("range-min", "Range minimum",
+          "Lowest value counted, in the format's values (lower ones are not "
+          "counted)", 0, 65535, DEFAULT_RANGE_MIN, flags));
+  /**
+   * GstCudaHistogram:range-max:
+   *
+   * The highest value counted, in the format's own values; higher values
+   * are not counted. Above the format's largest value (e.g. the default
+   * 65535 on an 8-bit format) it means that value.
+   */
+  g_object_class_install_property (gobject_class, PROP_RANGE_MAX,
+      g_param_spec_uint ("range-max", "Range maximum",
+          "Highest value counted, in the format's values (higher ones are "
+          "not counted; clipped to the format's largest value)", 0, 65535,
+          DEFAULT_RANGE_MAX, flags));
   /**
    * GstCudaHistogram:mode:
    *
@@ -308,15 +352,16 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass * klass)
    * Paint the frame's histograms onto it as a bar chart in the bottom-left
    * corner (a third of the width, a quarter of the height, solid bars over
    * a half-transparent dark background). The element then writes frames;
-   * with `false` it only reads them.
+   * with `false` it only reads them. 8-bit formats only (10/16-bit caps are
+   * refused), up to 256 bins.
    *
    * Since: 0.1
    */
   g_object_class_install_property (gobject_class, PROP_DRAW,
       g_param_spec_boolean ("draw", "Draw",
           "Paint the histograms onto the frame as a bar chart in its "
-          "bottom-left corner (a third of the width, a quarter of the height)",
-          DEFAULT_DRAW, flags));
+          "bottom-left corner (a third of the width, a quarter of the height; "
+          "8-bit formats, up to 256 bins)", DEFAULT_DRAW, flags));
 
   gst_element_class_set_static_metadata (element_class,
       "CUDA histogram", "Filter/Analyzer/Video",
@@ -353,6 +398,8 @@ static void
 gst_cuda_histogram_init (GstCudaHistogram * self)
 {
   self->bins = DEFAULT_BINS;
+  self->range_min = DEFAULT_RANGE_MIN;
+  self->range_max = DEFAULT_RANGE_MAX;
   self->mode = DEFAULT_MODE;
   self->active_mode = DEFAULT_MODE;
   self->post_messages = DEFAULT_POST_MESSAGES;
@@ -367,6 +414,7 @@ gst_cuda_histogram_finalize (GObject * object)
   GstCudaHistogram *self = GST_CUDA_HISTOGRAM (object);
 
   gst_clear_buffer (&self->counts);
+  g_free (self->sums);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -380,16 +428,17 @@ gst_cuda_histogram_set_property (GObject * object, guint prop_id,
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_BINS:{
-      guint bins = g_value_get_uint (value);
-      /* the largest power of two not above it */
-      guint pow2 = 1u << (g_bit_storage (bins) - 1);
-      if (pow2 != bins)
-        GST_WARNING_OBJECT (self, "bins=%u is not a power of two, using %u",
-            bins, pow2);
-      self->bins = pow2;
+    case PROP_BINS:
+      self->bins = g_value_get_uint (value);
+      if (self->bins == 1)
+        self->bins = 2;
       break;
-    }
+    case PROP_RANGE_MIN:
+      self->range_min = g_value_get_uint (value);
+      break;
+    case PROP_RANGE_MAX:
+      self->range_max = g_value_get_uint (value);
+      break;
     case PROP_MODE:
       renegotiate = self->mode != g_value_get_enum (value);
       self->mode = (GstCudaHistogramMode) g_value_get_enum (value);
@@ -401,6 +450,8 @@ gst_cuda_histogram_set_property (GObject * object, guint prop_id,
       self->interval = g_value_get_uint64 (value);
       break;
     case PROP_DRAW:
+      /* draw=true narrows the formats to 8-bit ones */
+      renegotiate = self->draw != g_value_get_boolean (value);
       self->draw = g_value_get_boolean (value);
       /* only a chart writes pixels */
       gst_cuda_imgproc_filter_set_writes_frame (GST_CUDA_IMGPROC_FILTER (self),
@@ -428,6 +479,12 @@ gst_cuda_histogram_get_property (GObject * object, guint prop_id,
     case PROP_BINS:
       g_value_set_uint (value, self->bins);
       break;
+    case PROP_RANGE_MIN:
+      g_value_set_uint (value, self->range_min);
+      break;
+    case PROP_RANGE_MAX:
+      g_value_set_uint (value, self->range_max);
+      break;
     case PROP_MODE:
       g_value_set_enum (value, self->mode);
       break;
@@ -450,13 +507,22 @@ gst_cuda_histogram_get_property (GObject * object, guint prop_id,
 
 /* ---- statistics and messages ---------------------------------------------- */
 
-/* Statistics of one histogram in pixel values (see the Messages section):
- * bin b spans [b * w, b * w + w - 1], w = 256 / bins. All zero when empty. */
-static void
-histogram_stats (const guint64 * c, guint bins, gdouble * mean, guint * min,
-    guint * max, guint * median)
+/* First value of bin b of l (b = bins: one past the range), as
+ * cip/histogram.h defines the bins: min + ceil(b * span / bins). */
+static guint
+bin_edge (const HistLayout & l, guint b)
 {
-  const guint w = 256 / bins;
+  const guint64 span = (guint64) l.range_max - l.range_min + 1;
+  return l.range_min + (guint) (((guint64) b * span + l.bins - 1) / l.bins);
+}
+
+/* Statistics of one histogram in pixel values (see the Messages section).
+ * All zero when empty. */
+static void
+histogram_stats (const guint64 * c, const HistLayout & l, gdouble * mean,
+    guint * min, guint * max, guint * median)
+{
+  const guint bins = l.bins;
   guint64 total = 0;
   gdouble sum = 0;
 
@@ -464,7 +530,9 @@ histogram_stats (const guint64 * c, guint bins, gdouble * mean, guint * min,
   *min = *max = *median = 0;
   for (guint b = 0; b < bins; b++) {
     total += c[b];
-    sum += (gdouble) c[b] * (b * w + (w - 1) / 2.0);
+    /* a non-empty bin holds at least one value */
+    if (c[b])
+      sum += (gdouble) c[b] * ((bin_edge (l, b) + bin_edge (l, b + 1) - 1) / 2.0);
   }
   if (total == 0)
     return;
@@ -474,14 +542,14 @@ histogram_stats (const guint64 * c, guint bins, gdouble * mean, guint * min,
     lo++;
   while (c[hi] == 0)
     hi--;
-  *min = lo * w;
-  *max = hi * w;
+  *min = bin_edge (l, lo);
+  *max = bin_edge (l, hi);
   guint64 cum = 0;
   for (guint b = 0; b < bins; b++) {
     cum += c[b];
     /* 2 * cum >= total without overflow: cum >= total - cum */
     if (cum >= total - cum) {
-      *median = b * w;
+      *median = bin_edge (l, b);
       break;
     }
   }
@@ -490,8 +558,9 @@ histogram_stats (const guint64 * c, guint bins, gdouble * mean, guint * min,
 /* Adds `name` (GstValueArray of guint64) and its statistics to s. */
 static void
 add_histogram (GstStructure * s, const gchar * name, const guint64 * c,
-    guint bins)
+    const HistLayout & l)
 {
+  const guint bins = l.bins;
   GValue array = G_VALUE_INIT;
   gdouble mean;
   guint min, max, median;
@@ -505,7 +574,7 @@ add_histogram (GstStructure * s, const gchar * name, const guint64 * c,
   }
   gst_structure_take_value (s, name, &array);
 
-  histogram_stats (c, bins, &mean, &min, &max, &median);
+  histogram_stats (c, l, &mean, &min, &max, &median);
   gchar *key = g_strconcat (name, "-mean", NULL);
   gst_structure_set (s, key, G_TYPE_DOUBLE, mean, NULL);
   g_free (key);
@@ -541,9 +610,11 @@ interval_message (GstCudaHistogram * self)
       "running-time", G_TYPE_UINT64, running,
       "duration", G_TYPE_UINT64, self->duration,
       "frames", G_TYPE_UINT, self->frames,
-      "bins", G_TYPE_UINT, l.bins, NULL);
+      "bins", G_TYPE_UINT, l.bins,
+      "range-min", G_TYPE_UINT, l.range_min,
+      "range-max", G_TYPE_UINT, l.range_max, NULL);
   for (guint i = 0; i < l.n; i++)
-    add_histogram (s, l.names[i], self->sums + (gsize) i * l.bins, l.bins);
+    add_histogram (s, l.names[i], self->sums + (gsize) i * l.bins, l);
   return gst_message_new_element (GST_OBJECT (self), s);
 }
 
@@ -580,10 +651,18 @@ gst_cuda_histogram_format_supported (GstCudaImgprocFilter * filter,
 {
   GstCudaHistogram *self = GST_CUDA_HISTOGRAM (filter);
   GstCudaHistogramMode mode;
+  gboolean draw;
 
   GST_OBJECT_LOCK (self);
   mode = self->mode;
+  draw = self->draw;
   GST_OBJECT_UNLOCK (self);
+  /* the chart is painted in 8-bit samples */
+  if (draw && gst_cuda_imgproc_format_depth (format) != 8) {
+    if (why)
+      *why = "draw=true needs an 8-bit format";
+    return FALSE;
+  }
   if (why)
     *why = "mode=rgb needs an RGB format (RGBA, BGRA, RGBx, BGRx)";
   return mode != GST_CUDA_HISTOGRAM_MODE_RGB ||
@@ -607,8 +686,8 @@ gst_cuda_histogram_reset (GstCudaImgprocFilter * filter)
 /* Builds the inputs for `mode` on frame `in`, cropped to the region. */
 static void
 build_inputs (const GstCudaImgprocFrame * in, GstCudaHistogramMode mode,
-    guint bins, const GstCudaImgprocRoi & roi, cip::HistInput * inputs,
-    HistLayout * l)
+    guint bins, guint range_min, guint range_max,
+    const GstCudaImgprocRoi & roi, cip::HistInput * inputs, HistLayout * l)
 {
   static const gchar *const luma[] = { "luma" };
   static const gchar *const rgb[] = { "red", "green", "blue" };
@@ -620,6 +699,8 @@ build_inputs (const GstCudaImgprocFrame * in, GstCudaHistogramMode mode,
   const GstCudaImgprocRect r = gst_cuda_imgproc_clip_roi (info, roi);
 
   l->bins = bins;
+  l->range_min = range_min;
+  l->range_max = range_max;
   l->x = r.x;
   l->y = r.y;
   l->width = r.width;
@@ -643,6 +724,8 @@ build_inputs (const GstCudaImgprocFrame * in, GstCudaHistogramMode mode,
     l->names[i] = names[i];
     inputs[i].view = in->component_rect (i, r);
     inputs[i].source = cip::HistSource::plane;
+    inputs[i].range_min = (int32_t) range_min;
+    inputs[i].range_max = (int32_t) range_max;
   }
   if (mode == GST_CUDA_HISTOGRAM_MODE_LUMA && GST_VIDEO_INFO_IS_RGB (info)) {
     /* luma of the colour bytes, computed on the fly */
@@ -697,7 +780,7 @@ gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
 {
   GstCudaHistogram *self = GST_CUDA_HISTOGRAM (filter);
   GstCudaHistogramMode mode;
-  guint bins;
+  guint bins, range_min, range_max;
   GstCudaImgprocRoi roi;
   cip::HistInput inputs[MAX_HISTOGRAMS];
   HistLayout layout = { };
@@ -707,8 +790,23 @@ gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   GST_OBJECT_LOCK (self);
   mode = self->mode;
   bins = self->bins;
+  range_min = self->range_min;
+  range_max = self->range_max;
   roi = self->roi;
   GST_OBJECT_UNLOCK (self);
+
+  /* bins and range in the format's values */
+  const guint depth = GST_VIDEO_INFO_COMP_DEPTH (in->info, 0);
+  const guint vmax = (1u << depth) - 1;
+  if (bins == 0)
+    bins = depth <= 8 ? 256 : depth <= 10 ? 1024 : 4096;
+  range_max = MIN (range_max, vmax);
+  if (range_min > range_max) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("range-min (%u) is above range-max (%u, or the format's largest "
+            "value)", range_min, range_max), (NULL));
+    return GST_FLOW_ERROR;
+  }
 
   if (mode == GST_CUDA_HISTOGRAM_MODE_RGB && !GST_VIDEO_INFO_IS_RGB (in->info)) {
     if (self->active_mode != mode)
@@ -719,7 +817,7 @@ gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   } else {
     self->active_mode = mode;
   }
-  build_inputs (in, mode, bins, roi, inputs, &layout);
+  build_inputs (in, mode, bins, range_min, range_max, roi, inputs, &layout);
 
   if (!gst_cuda_imgproc_filter_acquire_aux (filter, 0,
           (gsize) layout.n * bins * sizeof (uint32_t), 1,
@@ -738,7 +836,19 @@ gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
         return cip::ref::histogram (inputs, (int) layout.n, (int) bins,
             (uint32_t *) aux.data, false);
       });
-  /* draw=true: the base hands the frame over writable (`out`, in place) */
+  /* draw=true: the base hands the frame over writable (`out`, in place);
+   * 10/16-bit frames (draw set while playing, before upstream renegotiated)
+   * are left as they are */
+  if (out && GST_VIDEO_INFO_COMP_DEPTH (out->info, 0) != 8) {
+    GST_WARNING_OBJECT (self, "draw=true on %s: not drawn until upstream "
+        "renegotiates", GST_VIDEO_INFO_NAME (out->info));
+    out = NULL;
+  }
+  if (out && bins > (guint) cip::kHistDrawMaxBins) {
+    GST_WARNING_OBJECT (self, "draw=true with %u bins: the chart shows at "
+        "most %d, not drawn", bins, cip::kHistDrawMaxBins);
+    out = NULL;
+  }
   if (ret == GST_FLOW_OK && out) {
     cip::HistDrawPlane planes[cip::kHistDrawMaxPlanes];
     const guint np = chart_planes (out, mode, layout, planes);
@@ -784,7 +894,6 @@ gst_cuda_histogram_finish (GstCudaImgprocFilter * filter, GstBuffer * outbuf)
 {
   GstCudaHistogram *self = GST_CUDA_HISTOGRAM (filter);
   const HistLayout & l = self->frame;
-  guint64 counts[MAX_HISTOGRAMS * MAX_BINS];
   const gsize n = (gsize) l.n * l.bins;
   GstMessage *msg = NULL;
   GstMapInfo map;
@@ -798,6 +907,7 @@ gst_cuda_histogram_finish (GstCudaImgprocFilter * filter, GstBuffer * outbuf)
     return GST_FLOW_ERROR;
   }
   const guint32 *c32 = (const guint32 *) map.data;
+  guint64 *counts = g_new (guint64, n);
   for (gsize i = 0; i < n; i++)
     counts[i] = c32[i];
   gst_buffer_unmap (self->counts, &map);
@@ -807,8 +917,10 @@ gst_cuda_histogram_finish (GstCudaImgprocFilter * filter, GstBuffer * outbuf)
       l.n, l.names, counts, l.x, l.y, l.width, l.height);
   /* a drawn frame no longer holds the pixels the counts describe: no
    * producer, so no element reuses them for it */
-  if (meta)
+  if (meta) {
     meta->producer = self->drawn ? NULL : self;
+    gst_histogram_meta_set_range (meta, l.range_min, l.range_max);
+  }
 
   GST_OBJECT_LOCK (self);
   if (self->frames > 0 && !layout_equal (self->layout, l)) {
@@ -819,10 +931,16 @@ gst_cuda_histogram_finish (GstCudaImgprocFilter * filter, GstBuffer * outbuf)
   if (self->frames == 0) {
     self->layout = l;
     self->start = GST_BUFFER_PTS (outbuf);
+    if (self->sums_len < n) {
+      g_free (self->sums);
+      self->sums = g_new (guint64, n);
+      self->sums_len = n;
+    }
     memset (self->sums, 0, n * sizeof (guint64));
   }
   for (gsize i = 0; i < n; i++)
     self->sums[i] += counts[i];
+  g_free (counts);
   self->frames++;
 
   GstClockTime dur = frame_duration (gst_cuda_imgproc_filter_get_info (filter),

@@ -39,6 +39,12 @@ gst_cuda_imgproc_format_n_components (GstVideoFormat format)
   return GST_VIDEO_FORMAT_INFO_N_COMPONENTS (gst_video_format_get_info (format));
 }
 
+guint
+gst_cuda_imgproc_format_depth (GstVideoFormat format)
+{
+  return GST_VIDEO_FORMAT_INFO_DEPTH (gst_video_format_get_info (format), 0);
+}
+
 gboolean
 gst_cuda_imgproc_is_bgr (const GstVideoInfo * info)
 {
@@ -114,12 +120,26 @@ gst_cuda_imgproc_clip_roi (const GstVideoInfo * info,
   return r;
 }
 
+guint
+gst_cuda_imgproc_comp_offset (const GstVideoFormatInfo * f, guint comp)
+{
+  const guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (f, comp);
+  const guint bytes = (depth + GST_VIDEO_FORMAT_INFO_SHIFT (f, comp) + 7) / 8;
+  guint off = GST_VIDEO_FORMAT_INFO_POFFSET (f, comp);
+  /* GStreamer (1.22 at least) gives the V of P010_10LE/P016_LE offset 1,
+   * counting samples where every other format counts bytes; a byte offset
+   * is always a multiple of the sample size */
+  if (off % bytes != 0)
+    off *= bytes;
+  return off;
+}
+
 guint8 *
 GstCudaImgprocFrame::component_data (guint comp) const
 {
   const GstVideoFormatInfo *f = info->finfo;
   guint plane = GST_VIDEO_FORMAT_INFO_PLANE (f, comp);
-  return data[plane] + GST_VIDEO_FORMAT_INFO_POFFSET (f, comp);
+  return data[plane] + gst_cuda_imgproc_comp_offset (f, comp);
 }
 
 cip::ImageView
@@ -133,6 +153,11 @@ GstCudaImgprocFrame::component (guint comp) const
   v.width = GST_VIDEO_INFO_COMP_WIDTH (info, comp);
   v.height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp);
   v.step = GST_VIDEO_FORMAT_INFO_PSTRIDE (f, comp);
+  v.depth = GST_VIDEO_FORMAT_INFO_DEPTH (f, comp);
+  v.shift = GST_VIDEO_FORMAT_INFO_SHIFT (f, comp);
+  /* the word that holds the value: 8-bit formats pack bytes, 10- and 16-bit
+   * ones 16-bit words */
+  v.bytes = (v.depth + v.shift + 7) / 8;
   return v;
 }
 

@@ -14,10 +14,23 @@
 G_BEGIN_DECLS
 
 /* Formats the GstCudaMemory allocator of GStreamer 1.22 handles (it has no
- * GRAY8: a CUDA pool with GRAY8 caps aborts on 1.22, so GRAY8 stays in system
- * memory). */
-#define GST_CUDA_IMGPROC_CUDA_FORMATS "{ NV12, I420, Y444, RGBA, BGRA, RGBx, BGRx }"
-#define GST_CUDA_IMGPROC_SYSTEM_FORMATS "{ GRAY8, NV12, I420, Y444, RGBA, BGRA, RGBx, BGRx }"
+ * GRAY formats: a CUDA pool with GRAY8 or GRAY16 caps aborts on 1.22, so they
+ * stay in system memory). The _8BIT lists are the 8-bit formats, for elements
+ * that take no others; the full lists add 10- and 16-bit YUV (and GRAY16_LE),
+ * whose samples frames describe through GstCudaImgprocFrame::component(). */
+#define GST_CUDA_IMGPROC_FORMATS_8BIT_LIST \
+    "NV12, I420, Y444, RGBA, BGRA, RGBx, BGRx"
+#define GST_CUDA_IMGPROC_FORMATS_HBD_LIST \
+    "P010_10LE, P016_LE, I420_10LE, Y444_16LE"
+#define GST_CUDA_IMGPROC_CUDA_FORMATS "{ " GST_CUDA_IMGPROC_FORMATS_8BIT_LIST \
+    ", " GST_CUDA_IMGPROC_FORMATS_HBD_LIST " }"
+#define GST_CUDA_IMGPROC_SYSTEM_FORMATS "{ GRAY8, GRAY16_LE, " \
+    GST_CUDA_IMGPROC_FORMATS_8BIT_LIST ", " GST_CUDA_IMGPROC_FORMATS_HBD_LIST " }"
+/* For elements that take 8-bit formats only. */
+#define GST_CUDA_IMGPROC_CUDA_FORMATS_8BIT \
+    "{ " GST_CUDA_IMGPROC_FORMATS_8BIT_LIST " }"
+#define GST_CUDA_IMGPROC_SYSTEM_FORMATS_8BIT \
+    "{ GRAY8, " GST_CUDA_IMGPROC_FORMATS_8BIT_LIST " }"
 
 /* Pad template caps: CUDA memory of `cuda_formats` (when built with the GPU
  * path) then system memory of `system_formats`. */
@@ -28,6 +41,13 @@ GstCaps *gst_cuda_imgproc_template_caps (const gchar * system_formats,
  * byte is not a component). */
 guint gst_cuda_imgproc_n_components (const GstVideoInfo * info);
 guint gst_cuda_imgproc_format_n_components (GstVideoFormat format);
+
+/* Byte offset of component `comp` in its pixel (GST_VIDEO_FORMAT_INFO_POFFSET
+ * corrected where GStreamer counts samples instead of bytes). */
+guint gst_cuda_imgproc_comp_offset (const GstVideoFormatInfo * f, guint comp);
+
+/* Significant bits of the components of `format` (8, 10 or 16). */
+guint gst_cuda_imgproc_format_depth (GstVideoFormat format);
 
 /* For RGB formats: TRUE when the colour bytes are stored B, G, R (BGRA,
  * BGRx), FALSE for R, G, B. */
@@ -73,8 +93,9 @@ struct GstCudaImgprocFrame {
   gint stride[GST_VIDEO_MAX_PLANES] = {};
   bool device = false;          /* pointers are CUDA device pointers */
 
-  /* The 8-bit view of component `comp`: its plane, byte offset, pixel step
-   * and subsampled size. */
+  /* The view of component `comp`: its plane, byte offset, pixel step,
+   * subsampled size and sample layout (bytes, depth, shift: the format's, so
+   * a P010 luma view reads 10-bit values from the high bits of 16). */
   cip::ImageView component (guint comp) const;
   /* Same view, writable. */
   guint8 *component_data (guint comp) const;

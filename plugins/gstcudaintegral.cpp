@@ -6,13 +6,16 @@
  * Computes the summed area table (integral image) of one plane or channel of
  * every frame and attaches it to the buffer as a #GstIntegralImageMeta
  * (library gstreamer-cudaimgproc-1.0, header gst/cudaimgproc/gstintegralmeta.h).
- * The video passes through unchanged.
+ * The video passes through unchanged. 10- and 16-bit formats (P010_10LE,
+ * I420_10LE, P016_LE, Y444_16LE, GRAY16_LE) are summed in their own values
+ * (0..1023, 0..65535: P010's low six bits are ignored).
  *
  * The table has OpenCV's cv::integral layout: exclusive, (W+1) x (H+1)
  * elements, first row and column zero. With `sat-type=u32` (default) elements
  * wrap modulo 2^32, which keeps every rectangle sum below 2^32 exact at any
  * frame size when evaluated in 32-bit unsigned arithmetic (any rectangle of up
- * to 16,843,009 pixels); `sat-type=u64` gives exact absolute values. With
+ * to 16,843,009 pixels of 8-bit values, 65,537 of 16-bit ones);
+ * `sat-type=u64` gives exact absolute values. With
  * `squared=true` a second, 64-bit table of squared pixels is attached too
  * (variance, normalized cross-correlation).
  *

@@ -10,6 +10,12 @@
  * - rgba: R, G, B of a packed RGBA frame (plus luma in a fourth histogram)
  *   in one call, against CUB MultiHistogramEven<4, 3>.
  * - yuv420: Y, U, V planes (4:2:0) in one call, against three CUB calls.
+ * - wide: a 16-bit plane (P016 / Y444_16LE / GRAY16_LE luma) at 1920x1080
+ *   and 3840x2160 with 1024, 4096 and 65536 bins over 0..65535 (the general
+ *   path: packed16 shared-memory copies, warp_aggregated global atomics)
+ *   against CUB HistogramEven<unsigned short> with the same bins (bins + 1
+ *   levels over [0, 65536)), which counts by the same formula. `--wide`
+ *   runs only these cases.
  * Every variant is checked against the CPU reference once per case before it
  * is timed. Times: median of --runs (default 100) CUDA-event timings after
  * warm-up; GB/s counts the input bytes read once. --json PATH appends one
@@ -74,6 +80,29 @@ fill_kernel (uint8_t *p, size_t pitch, int h, int step, int kind, uint32_t seed)
       v = (uint8_t) (iv < 0 ? 0 : iv > 255 ? 255 : iv);
     }
     p[i] = v;
+  }
+}
+
+/* Fills a w x h plane of 16-bit values (pitch in bytes). */
+__global__ void
+fill16_kernel (uint16_t *p, size_t pitch, int w, int h, int kind, uint32_t seed)
+{
+  const size_t n = (size_t) w * h;
+  for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (size_t) gridDim.x * blockDim.x) {
+    const size_t y = i / (size_t) w, x = i % (size_t) w;
+    uint32_t v = 12345;
+    if (kind == (int) Fill::random) {
+      v = hash32 (i * 0x9E3779B97F4A7C15ull + seed) >> 16;
+    } else if (kind == (int) Fill::natural) {
+      const float fx = (float) x / 97.0f, fy = (float) y / 71.0f;
+      const float base = 110.0f + 60.0f * sinf (fx) * cosf (fy * 0.7f) +
+          40.0f * sinf ((fx + fy) * 0.3f);
+      const float noise = (float) (hash32 (i + seed) >> 24) / 16.0f - 8.0f;
+      const int iv = (int) lrintf ((base + noise) * 257.0f);
+      v = (uint32_t) (iv < 0 ? 0 : iv > 65535 ? 65535 : iv);
+    }
+    *(uint16_t *) ((uint8_t *) p + y * pitch + 2 * x) = (uint16_t) v;
   }
 }
 
@@ -179,6 +208,8 @@ struct Ctx {
   void *ws = nullptr;
   size_t ws_bytes = 0;
   uint32_t *out = nullptr;        /* 4 x 256 */
+  uint32_t *wide_out = nullptr;   /* 65536 */
+  uint32_t *cub_wide = nullptr;   /* 65536 */
   uint32_t *cub_out[4] = {};       /* separate CUB outputs */
   void *cub_temp = nullptr;
   size_t cub_temp_bytes = 0;
@@ -207,8 +238,8 @@ struct Row {
 };
 
 void
-report (Ctx &c, const char *kase, const Frame &f, Fill fill, size_t in_bytes,
-    const std::vector<Row> &rows)
+report (Ctx &c, const char *kase, int w, int h, Fill fill, size_t in_bytes,
+    const std::vector<Row> &rows, int bins = 256)
 {
   double best_lib = 0;
   for (const Row &r : rows)
@@ -220,15 +251,15 @@ report (Ctx &c, const char *kase, const Frame &f, Fill fill, size_t in_bytes,
     char vs[32] = "";
     if (best_lib > 0)
       snprintf (vs, sizeof (vs), "%.2fx", best_lib / r.t.median_ms);
-    printf ("%-7s %5dx%-5d %-8s %-24s %9.4f %9.4f %8.1f %7s%s\n", kase, f.w, f.h,
+    printf ("%-7s %5dx%-5d %-8s %-24s %9.4f %9.4f %8.1f %7s%s\n", kase, w, h,
         fill_name (fill), r.name.c_str (), r.t.median_ms, r.t.min_ms, gbs, vs,
         r.ok ? "" : "  WRONG");
     if (c.json)
       c.json->write (bench::kv ("bench", std::string ("histogram")) + ", " +
           bench::kv ("device", c.device) + ", " + bench::kv ("case", std::string (kase)) +
-          ", " + bench::kv ("width", (double) f.w) + ", " + bench::kv ("height", (double) f.h) +
+          ", " + bench::kv ("width", (double) w) + ", " + bench::kv ("height", (double) h) +
           ", " + bench::kv ("content", std::string (fill_name (fill))) + ", " +
-          bench::kv ("variant", r.name) + ", " + bench::kv ("bins", 256.0) + ", " +
+          bench::kv ("variant", r.name) + ", " + bench::kv ("bins", (double) bins) + ", " +
           bench::kv ("median_ms", r.t.median_ms) + ", " + bench::kv ("min_ms", r.t.min_ms) +
           ", " + bench::kv ("max_ms", r.t.max_ms) + ", " + bench::kv ("runs", (double) r.t.runs) +
           ", " + bench::kv ("input_gbs", gbs) + ", " + bench::kv ("correct", r.ok ? 1.0 : 0.0));
@@ -312,7 +343,7 @@ bench_plane (Ctx &c, int w, int h, Fill fill)
   ok = verify (c.cub_out[1], want, "npp");
   rows.push_back ({ "npp HistogramEven", bench::time_ms (c.stream, npp_fn, c.args.runs), ok });
 #endif
-  report (c, "plane", f, fill, f.bytes (), rows);
+  report (c, "plane", f.w, f.h, fill, f.bytes (), rows);
 }
 
 void
@@ -352,7 +383,7 @@ bench_rgba (Ctx &c, int w, int h, Fill fill)
             want3.begin () + 256 * (k + 1)), "cub rgb") && ok;
   rows.push_back ({ "cub MultiHistogramEven<4,3>", bench::time_ms (c.stream, cub_fn,
           c.args.runs), ok });
-  report (c, "rgba", f, fill, f.bytes (), rows);
+  report (c, "rgba", f.w, f.h, fill, f.bytes (), rows);
 }
 
 void
@@ -392,7 +423,73 @@ bench_yuv (Ctx &c, int w, int h, Fill fill)
             want.begin () + 256 * (k + 1)), "cub yuv") && ok;
   rows.push_back ({ "cub HistogramEven x3", bench::time_ms (c.stream, cub_fn,
           c.args.runs), ok });
-  report (c, "yuv420", y, fill, y.bytes () + u.bytes () + v.bytes (), rows);
+  report (c, "yuv420", y.w, y.h, fill, y.bytes () + u.bytes () + v.bytes (), rows);
+}
+
+/* A 16-bit plane with `bins` bins over 0..65535: our general path against
+ * CUB HistogramEven on unsigned short samples. */
+void
+bench_wide (Ctx &c, int w, int h, Fill fill, int bins)
+{
+  const size_t pitch = (size_t) w * 2;
+  uint16_t *d = nullptr;
+  BENCH_CHECK (cudaMalloc (&d, pitch * h));
+  fill16_kernel<<<1024, 256>>> (d, pitch, w, h, (int) fill, 7);
+  BENCH_CHECK (cudaGetLastError ());
+  std::vector<uint8_t> host (pitch * h);
+  BENCH_CHECK (cudaMemcpy (host.data (), d, host.size (), cudaMemcpyDeviceToHost));
+  cip::HistInput hin, din;
+  hin.view.data = host.data ();
+  hin.view.pitch = pitch;
+  hin.view.width = w;
+  hin.view.height = h;
+  hin.view.step = 2;
+  hin.view.bytes = 2;
+  hin.view.depth = 16;
+  din = hin;
+  din.view.data = (const uint8_t *) d;
+  std::vector<uint32_t> want ((size_t) bins);
+  if (cip::ref::histogram (&hin, 1, bins, want.data (), false) != cip::Status::ok) {
+    fprintf (stderr, "reference failed\n");
+    exit (2);
+  }
+  std::vector<Row> rows;
+  for (cip::HistAlgorithm a : { cip::HistAlgorithm::automatic,
+          cip::HistAlgorithm::packed16, cip::HistAlgorithm::warp_aggregated }) {
+    auto fn = [&] (cudaStream_t s) {
+      cip::Status st = cip::histogram (&din, 1, bins, c.wide_out, false, c.ws,
+          c.ws_bytes, s, a);
+      if (st != cip::Status::ok) {
+        fprintf (stderr, "histogram: %s %s\n", cip::status_string (st),
+            cip::last_cuda_error ());
+        exit (2);
+      }
+    };
+    std::string name = cip::hist_algorithm_name (a);
+    BENCH_CHECK (cudaMemset (c.wide_out, 0xA5, (size_t) bins * 4));
+    fn (c.stream);
+    const bool ok = verify (c.wide_out, want, name.c_str ());
+    rows.push_back ({ name, bench::time_ms (c.stream, fn, c.args.runs), ok });
+  }
+
+  const unsigned short *samples = d;
+  size_t tb = 0;
+  BENCH_CHECK (cub::DeviceHistogram::HistogramEven (nullptr, tb, samples, c.cub_wide,
+          bins + 1, 0, 65536, w, h, pitch, c.stream));
+  ensure_cub_temp (c, tb);
+  auto cub_fn = [&] (cudaStream_t s) {
+    size_t bytes = c.cub_temp_bytes;
+    BENCH_CHECK (cub::DeviceHistogram::HistogramEven (c.cub_temp, bytes, samples,
+            c.cub_wide, bins + 1, 0, 65536, w, h, pitch, s));
+  };
+  BENCH_CHECK (cudaMemset (c.cub_wide, 0xA5, (size_t) bins * 4));
+  cub_fn (c.stream);
+  const bool ok = verify (c.cub_wide, want, "cub wide");
+  rows.push_back ({ "cub HistogramEven", bench::time_ms (c.stream, cub_fn, c.args.runs), ok });
+  char kase[16];
+  snprintf (kase, sizeof (kase), "w%d", bins);
+  report (c, kase, w, h, fill, pitch * h, rows, bins);
+  BENCH_CHECK (cudaFree (d));
 }
 
 }  // namespace
@@ -414,6 +511,8 @@ main (int argc, char **argv)
   if (cip::histogram_workspace_init (c.ws, c.ws_bytes, c.stream) != cip::Status::ok)
     return 2;
   BENCH_CHECK (cudaMalloc (&c.out, 4 * 256 * 4));
+  BENCH_CHECK (cudaMalloc (&c.wide_out, 65536 * 4));
+  BENCH_CHECK (cudaMalloc (&c.cub_wide, 65536 * 4));
   for (int k = 0; k < 4; k++)
     BENCH_CHECK (cudaMalloc (&c.cub_out[k], 256 * 4));
 #ifdef HAVE_NPP
@@ -435,6 +534,15 @@ main (int argc, char **argv)
   if (c.args.quick)
     sizes.resize (2);
   const Fill fills[] = { Fill::random, Fill::constant, Fill::natural };
+  bool wide_only = false;
+  for (int i = 1; i < argc; i++)
+    wide_only = wide_only || strcmp (argv[i], "--wide") == 0;
+  for (Size s : { Size { 1920, 1080 }, Size { 3840, 2160 } })
+    for (int bins : { 1024, 4096, 65536 })
+      for (Fill f : fills)
+        bench_wide (c, s.w, s.h, f, bins);
+  if (wide_only)
+    return 0;
   for (Size s : sizes)
     for (Fill f : fills)
       bench_plane (c, s.w, s.h, f);

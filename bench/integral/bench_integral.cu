@@ -9,7 +9,12 @@
  * before it is timed; a mismatch aborts. GB/s counts bytes read (the 8-bit
  * input) plus bytes written (the table(s)). --sweep also times the kernels'
  * tuning knobs (rows per strip, look-back bound, block size) at each size
- * up to 8K; --profile only launches each algorithm a few times (for ncu). */
+ * up to 8K; --profile only launches each algorithm a few times (for ncu).
+ * --wide: SATs of 16-bit planes (u32, u64, u32 + squares) at 1080p and UHD.
+ * NPP has no 16-bit integral, so each is shown against our 8-bit time on a
+ * plane of the same size scaled by the bytes moved (the 8-bit kernels'
+ * efficiency): "8-bit scaled / 16-bit" above 1 means the 16-bit path moves
+ * bytes faster than the 8-bit one. */
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -37,18 +42,22 @@ struct Size { int w, h; };
 
 struct Image {
   int w = 0, h = 0;
+  int bytes = 1;              /* per sample: 1, or 2 (16-bit values) */
   size_t pitch = 0;
   std::vector<uint8_t> host;
   uint8_t *dev = nullptr;
 };
 
+/* A plane of random (or constant) samples of `bytes` bytes: 8-bit values, or
+ * 16-bit ones. */
 Image
-make_input (int w, int h, bool constant)
+make_input (int w, int h, bool constant, int bytes = 1)
 {
   Image im;
   im.w = w;
   im.h = h;
-  im.pitch = (size_t) (w + 255) / 256 * 256;
+  im.bytes = bytes;
+  im.pitch = ((size_t) w * bytes + 255) / 256 * 256;
   im.host.resize (im.pitch * h);
   uint32_t s = 0x9E3779B9u;
   for (auto &b : im.host) {
@@ -74,6 +83,8 @@ dev_view (const Image &im)
   v.pitch = im.pitch;
   v.width = im.w;
   v.height = im.h;
+  v.step = v.bytes = im.bytes;
+  v.depth = 8 * im.bytes;
   return v;
 }
 
@@ -429,6 +440,43 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
   BENCH_CHECK (cudaFree (im.dev));
 }
 
+/* 16-bit planes against the 8-bit time scaled by the bytes moved. */
+void
+bench_wide (Context &cx, const Size &s)
+{
+  const std::string sz = size_name (s);
+  Image im16 = make_input (s.w, s.h, false, 2), im8 = make_input (s.w, s.h, false);
+  struct V { cip::SatType type; bool sq; const char *name; };
+  for (const V &v : { V { cip::SatType::u32, false, "u32" },
+          V { cip::SatType::u64, false, "u64" },
+          V { cip::SatType::u32, true, "u32+sq" } }) {
+    const Ref r16 = make_ref (im16, v.type, v.sq), r8 = make_ref (im8, v.type, v.sq);
+    const double t16 = time_ours (cx, im16, v.type, v.sq,
+        cip::SatAlgorithm::automatic, r16, sz + " 16-bit " + v.name).median_ms;
+    const double t8 = time_ours (cx, im8, v.type, v.sq,
+        cip::SatAlgorithm::automatic, r8, sz + " 8-bit " + v.name).median_ms;
+    const double b8 = bytes_moved (s, v.type, v.sq);
+    const double b16 = b8 + (double) s.w * s.h;    /* the second input byte */
+    const double scaled = t8 * b16 / b8;
+    Row row { sz, std::string ("16-bit ") + v.name, t16, b16 / (t16 * 1e6),
+        100.0 * (b16 / (cx.copy_gbs * 1e6)) / t16, 0 };
+    printf ("%-12s %-34s %10.4f %9.0f %8.1f%%   8-bit %.4f ms, scaled %.4f ms: "
+        "%.2fx\n", row.size.c_str (), row.variant.c_str (), row.ms, row.gbs,
+        row.pct_copy, t8, scaled, scaled / t16);
+    fflush (stdout);
+    using bench::kv;
+    cx.json->write (kv ("bench", std::string ("integral")) + ", " +
+        kv ("device", cx.device) + ", " + kv ("size", sz) + ", " +
+        kv ("input", std::string ("random16")) + ", " + kv ("variant", row.variant) +
+        ", " + kv ("median_ms", t16) + ", " + kv ("gbs", row.gbs) + ", " +
+        kv ("ms_8bit", t8) + ", " + kv ("ms_8bit_scaled", scaled) + ", " +
+        kv ("scaled_8bit_over_16bit", scaled / t16) + ", " +
+        kv ("runs", (double) cx.runs));
+  }
+  BENCH_CHECK (cudaFree (im16.dev));
+  BENCH_CHECK (cudaFree (im8.dev));
+}
+
 }  // namespace
 
 int
@@ -436,10 +484,12 @@ main (int argc, char **argv)
 {
   Context cx;
   cx.args = bench::parse_args (argc, argv);
-  bool sweep = false, profile = false;
+  bool sweep = false, profile = false, wide = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp (argv[i], "--sweep"))
       sweep = true;
+    else if (!strcmp (argv[i], "--wide"))
+      wide = true;
     else if (!strcmp (argv[i], "--profile"))
       profile = true;
     else if (!strcmp (argv[i], "--sweep-multi"))
@@ -460,6 +510,11 @@ main (int argc, char **argv)
   printf ("%-12s %-34s %10s %9s %9s %9s\n", "size", "variant", "ms", "GB/s",
       "%copy", "vs NPP");
   std::vector<Size> sizes = { {1920, 1080}, {3840, 2160} };
+  if (wide) {
+    for (const Size &s : sizes)
+      bench_wide (cx, s);
+    return 0;
+  }
   if (!cx.args.quick) {
     sizes.push_back ({7680, 4320});
     if (!sweep)

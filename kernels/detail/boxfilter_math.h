@@ -33,10 +33,15 @@ box_span (int x, int r, int n)
   return s;
 }
 
-/* Sum of the rectangle [x0, x1) x [y0, y1) from an exclusive SAT; S(x, y)
- * returns the SAT element (uint32, wrap-around arithmetic is exact). */
+/* The type a SAT accessor returns: uint32 (8-bit planes, wrap-around
+ * arithmetic is exact) or uint64 (16-bit planes, exact). */
 template <class Sat>
-CIP_BOX_HD uint32_t
+using BoxSum = decltype (Sat {} (0, 0));
+
+/* Sum of the rectangle [x0, x1) x [y0, y1) from an exclusive SAT; S(x, y)
+ * returns the SAT element. */
+template <class Sat>
+CIP_BOX_HD BoxSum<Sat>
 box_rect (const Sat &S, int x0, int x1, int y0, int y1)
 {
   return S (x1, y1) - S (x0, y1) - S (x1, y0) + S (x0, y0);
@@ -45,14 +50,15 @@ box_rect (const Sat &S, int x0, int x1, int y0, int y1)
 /* Sum over rows [y0, y1) of the horizontally clamped window sx of a plane w
  * samples wide: the inner columns plus the repeated first and last column. */
 template <class Sat>
-CIP_BOX_HD uint32_t
+CIP_BOX_HD BoxSum<Sat>
 box_hsum_replicate (const Sat &S, const BoxSpan &sx, int w, int y0, int y1)
 {
-  uint32_t s = box_rect (S, sx.lo, sx.hi, y0, y1);
+  using U = BoxSum<Sat>;
+  U s = box_rect (S, sx.lo, sx.hi, y0, y1);
   if (sx.rep_lo)
-    s += (uint32_t) sx.rep_lo * box_rect (S, 0, 1, y0, y1);
+    s += (U) sx.rep_lo * box_rect (S, 0, 1, y0, y1);
   if (sx.rep_hi)
-    s += (uint32_t) sx.rep_hi * box_rect (S, w - 1, w, y0, y1);
+    s += (U) sx.rep_hi * box_rect (S, w - 1, w, y0, y1);
   return s;
 }
 
@@ -60,15 +66,16 @@ box_hsum_replicate (const Sat &S, const BoxSpan &sx, int w, int y0, int y1)
  * repeated first and last row, each with its clamped columns. Every term is a
  * true partial sum of the window, so uint32 is exact for r <= 1024. */
 template <class Sat>
-CIP_BOX_HD uint32_t
+CIP_BOX_HD BoxSum<Sat>
 box_sum_replicate (const Sat &S, const BoxSpan &sx, const BoxSpan &sy, int w,
     int h)
 {
-  uint32_t s = box_hsum_replicate (S, sx, w, sy.lo, sy.hi);
+  using U = BoxSum<Sat>;
+  U s = box_hsum_replicate (S, sx, w, sy.lo, sy.hi);
   if (sy.rep_lo)
-    s += (uint32_t) sy.rep_lo * box_hsum_replicate (S, sx, w, 0, 1);
+    s += (U) sy.rep_lo * box_hsum_replicate (S, sx, w, 0, 1);
   if (sy.rep_hi)
-    s += (uint32_t) sy.rep_hi * box_hsum_replicate (S, sx, w, h - 1, h);
+    s += (U) sy.rep_hi * box_hsum_replicate (S, sx, w, h - 1, h);
   return s;
 }
 
@@ -150,6 +157,26 @@ box_pixel (const Sat &S, int x, int y, int w, int h, int rx, int ry,
   float rcp = area == full_area ? rcp_full : box_rcp (area);
   return (uint8_t) box_round_div (box_rect (S, sx.lo, sx.hi, sy.lo, sy.hi),
       area, rcp);
+}
+
+/* Output value of pixel (x, y) of a 16-bit plane (values up to 65535) from
+ * its u64 SAT (S returns uint64): the same (sum + area/2) / area, in 64-bit
+ * integers (window sums reach 65535 * 2049^2 > 2^32). */
+template <class Sat>
+CIP_BOX_HD uint32_t
+box_pixel16 (const Sat &S, int x, int y, int w, int h, int rx, int ry,
+    bool replicate)
+{
+  BoxSpan sx = box_span (x, rx, w), sy = box_span (y, ry, h);
+  uint64_t sum, area;
+  if (replicate) {
+    sum = box_sum_replicate (S, sx, sy, w, h);
+    area = (uint64_t) (2 * rx + 1) * (uint64_t) (2 * ry + 1);
+  } else {
+    sum = box_rect (S, sx.lo, sx.hi, sy.lo, sy.hi);
+    area = (uint64_t) (sx.hi - sx.lo) * (uint64_t) (sy.hi - sy.lo);
+  }
+  return (uint32_t) ((sum + area / 2) / area);
 }
 
 }  // namespace detail

@@ -4,13 +4,14 @@
 #pragma once
 
 #include "cip/boxfilter.h"
+#include "cip/integral.h"
 
 namespace cip {
 namespace detail {
 
-/* Workspace: cip::integral's scratch at offset 0, then one u32 SAT per plane
- * that has no precomputed SAT (rows 128-byte aligned: the gather reads them
- * 16 bytes at a time). */
+/* Workspace: cip::integral's scratch at offset 0, then one SAT per plane
+ * that has no precomputed SAT (u32 for 8-bit planes, u64 for 16-bit ones;
+ * rows 128-byte aligned: the gather reads them 16 bytes at a time). */
 struct BoxLayout {
   size_t integral_bytes = 0;            /* at offset 0 */
   size_t sat_offset[boxfilter_max_planes] = {};
@@ -29,6 +30,14 @@ inline bool
 box_plane_empty (const BoxPlane &p)
 {
   return p.src.width == 0 || p.src.height == 0;
+}
+
+/* The SAT a plane's sat algorithm needs: u32 for 8-bit samples (every window
+ * sum < 2^32), u64 for 16-bit ones. */
+inline SatType
+box_sat_type (const BoxPlane &p)
+{
+  return p.src.bytes == 2 ? SatType::u64 : SatType::u32;
 }
 
 }  // namespace detail

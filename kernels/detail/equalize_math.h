@@ -40,6 +40,9 @@ struct EqPlan {
   int strength;           /* 0 .. 256 */
   bool smooth;            /* a state is given */
   bool state_valid;
+  int depth, shift;       /* gray samples: 8 (bytes), or 16-bit words */
+  int bins;               /* 2^depth */
+  int maxv;               /* bins - 1 */
 };
 
 /* Checks the arguments and fills the plan (host; used by both paths).
@@ -71,12 +74,19 @@ inline int eq_round (float v) { return (int) std::nearbyint (v); }
 inline int eq_floor (float v) { return (int) std::floor (v); }
 #endif
 
+/* saturate_cast to 0..maxv of a float (cvRound, then clamp) */
+CIP_EQ_HD int
+eq_sat (float v, int maxv)
+{
+  int i = eq_round (v);
+  return i < 0 ? 0 : i > maxv ? maxv : i;
+}
+
 /* saturate_cast<uchar>(float) */
 CIP_EQ_HD uint8_t
 eq_sat_u8 (float v)
 {
-  int i = eq_round (v);
-  return (uint8_t) (i < 0 ? 0 : i > 255 ? 255 : i);
+  return (uint8_t) eq_sat (v, 255);
 }
 
 /* BORDER_REFLECT_101 index (OpenCV borderInterpolate). */
@@ -116,14 +126,16 @@ eq_state_count (uint64_t s)
 }
 
 /* Global LUT entry v (equalizeHist): cum = h[0] + .. + h[v], i0 / hi0 the first
- * non-empty bin and its count, scale = 255.f / (total - hi0); the caller
- * handles the identity cases (empty or constant histograms). */
-CIP_EQ_HD uint8_t
-eq_global_entry (int v, uint32_t cum, int i0, uint32_t hi0, float scale)
+ * non-empty bin and its count, scale = maxv / (total - hi0) as floats (255.f
+ * at depth 8); the caller handles the identity cases (empty or constant
+ * histograms). */
+CIP_EQ_HD int
+eq_global_entry (int v, uint32_t cum, int i0, uint32_t hi0, float scale,
+    int maxv = 255)
 {
   if (v <= i0)
     return 0;
-  return eq_sat_u8 (eq_mul (eq_u2f (cum - hi0), scale));
+  return eq_sat (eq_mul (eq_u2f (cum - hi0), scale), maxv);
 }
 
 /* CLAHE: bin b after clipping (its clipped count hc) and the redistribution
@@ -142,11 +154,11 @@ eq_clahe_redist (int b, uint32_t hc, uint32_t excess)
   return r;
 }
 
-/* Strength blend folded into a LUT entry. */
-CIP_EQ_HD uint8_t
+/* Strength blend folded into a LUT entry (any depth: v, lut <= 65535). */
+CIP_EQ_HD int
 eq_blend (int v, int lut, int s)
 {
-  return (uint8_t) ((v * (256 - s) + lut * s + 128) >> 8);
+  return (v * (256 - s) + lut * s + 128) >> 8;
 }
 
 /* Bilinear weights of CLAHE_Interpolation_Body along one axis: for

@@ -41,6 +41,8 @@ box_border_name (BoxBorder b)
 BoxAlgorithm
 boxfilter_pick (const BoxPlane &plane)
 {
+  if (plane.src.bytes == 2)
+    return BoxAlgorithm::sat;         /* the only algorithm for 16-bit planes */
   const int lim = plane.sat ? direct_auto_max_radius_with_sat :
       direct_auto_max_radius;
   if (plane.rx <= lim && plane.ry <= lim)
@@ -67,7 +69,7 @@ box_layout (const BoxPlane *planes, int n_planes)
     if (p.sat || box_plane_empty (p) || p.src.width < 0 || p.src.height < 0)
       continue;
     size_t ib = integral_workspace_bytes (p.src.width, p.src.height,
-        SatType::u32, false);
+        box_sat_type (p), false);
     if (ib > l.integral_bytes)
       l.integral_bytes = ib;
   }
@@ -76,7 +78,8 @@ box_layout (const BoxPlane *planes, int n_planes)
     const BoxPlane &p = planes[i];
     if (p.sat || box_plane_empty (p) || p.src.width < 0 || p.src.height < 0)
       continue;
-    l.sat_pitch[i] = round_up (((size_t) p.src.width + 1) * sizeof (uint32_t), 128);
+    const size_t es = box_sat_type (p) == SatType::u64 ? 8 : 4;
+    l.sat_pitch[i] = round_up (((size_t) p.src.width + 1) * es, 128);
     l.sat_offset[i] = off;
     /* overflow-checked: an impossible size makes the allocation fail */
     const size_t rows = (size_t) p.src.height + 1;
@@ -115,14 +118,21 @@ span (const void *p, size_t pitch, int w, int h, size_t elem_bytes, int step)
 Range
 src_span (const BoxPlane &p)
 {
-  return span (p.src.data, p.src.pitch, p.src.width, p.src.height, 1,
+  Range r = span (p.src.data, p.src.pitch, p.src.width, p.src.height, 1,
       p.src.step);
+  if (r.hi > r.lo)
+    r.hi += (size_t) p.src.bytes - 1;     /* the last sample's other byte */
+  return r;
 }
 
 Range
 dst_span (const BoxPlane &p)
 {
-  return span (p.dst, p.dst_pitch, p.src.width, p.src.height, 1, p.dst_step);
+  Range r = span (p.dst, p.dst_pitch, p.src.width, p.src.height, 1,
+      p.dst_step);
+  if (r.hi > r.lo)
+    r.hi += (size_t) p.src.bytes - 1;
+  return r;
 }
 
 Range
@@ -150,14 +160,26 @@ box_validate (const BoxPlane *planes, int n_planes, BoxBorder border,
     const BoxPlane &p = planes[i];
     if (!view_is_valid (p.src))
       return Status::invalid_argument;
+    /* 8-bit bytes, or 16-bit words of any depth (written in the same layout) */
+    if (!p.src.is_8bit () && p.src.bytes != 2)
+      return Status::unsupported;
     if (p.rx < 0 || p.rx > boxfilter_max_radius || p.ry < 0 ||
         p.ry > boxfilter_max_radius || p.dst_step < 1)
       return Status::invalid_argument;
     if (box_plane_empty (p))
       continue;
     const size_t w = (size_t) p.src.width, h = (size_t) p.src.height;
-    if (!p.dst || (h > 1 && p.dst_pitch < (w - 1) * (size_t) p.dst_step + 1))
+    const size_t b = (size_t) p.src.bytes;
+    if (!p.dst || (h > 1 && p.dst_pitch < (w - 1) * (size_t) p.dst_step + b))
       return Status::invalid_argument;
+    if (b == 2) {
+      if ((((uintptr_t) p.dst | p.dst_pitch | (size_t) p.dst_step) & 1) != 0 ||
+          p.dst_step < 2)
+        return Status::invalid_argument;
+      /* a u32 SAT of 16-bit values does not hold every window sum */
+      if (p.sat)
+        return Status::unsupported;
+    }
     if (p.sat) {
       if (((uintptr_t) p.sat % sizeof (uint32_t)) != 0 ||
           p.sat_pitch % sizeof (uint32_t) != 0 ||

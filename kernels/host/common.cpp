@@ -19,14 +19,19 @@ status_string (Status s)
 bool
 view_is_valid (const ImageView &v)
 {
-  if (v.width < 0 || v.height < 0 || v.step < 1)
+  if (v.width < 0 || v.height < 0 || (v.bytes != 1 && v.bytes != 2) ||
+      v.step < v.bytes || v.depth < 1 || v.shift < 0 ||
+      v.depth + v.shift > 8 * v.bytes)
+    return false;
+  /* 16-bit words are read and written whole */
+  if (v.bytes == 2 && (((uintptr_t) v.data | v.pitch | (size_t) v.step) & 1))
     return false;
   if (v.width == 0 || v.height == 0)
     return true;
   if (!v.data)
     return false;
-  /* a row spans (width - 1) * step + 1 bytes */
-  size_t row = (size_t) (v.width - 1) * (size_t) v.step + 1;
+  /* a row spans (width - 1) * step + bytes bytes */
+  size_t row = (size_t) (v.width - 1) * (size_t) v.step + (size_t) v.bytes;
   return v.height == 1 || v.pitch >= row;
 }
 

@@ -2,6 +2,7 @@
  * reference and the kernels, workspace sizes, and the GPU entry points of
  * CPU-only builds. */
 #include "cip/equalize.h"
+#include "cip/histogram.h"
 
 #include <cmath>
 
@@ -39,6 +40,12 @@ config_is_valid (const EqConfig &c)
       !(c.strength >= 0.0 && c.strength <= 1.0) || std::isnan (c.clip_limit) ||
       c.clip_limit > 65536.0)
     return false;
+  /* 16-bit words for depth > 8 (gray only); bytes with no shift at 8 */
+  if (c.depth < 8 || c.depth > kEqMaxDepth || c.shift < 0 ||
+      c.depth + c.shift > (c.depth > 8 ? 16 : 8))
+    return false;
+  if (c.depth > 8 && c.layout != EqLayout::gray)
+    return false;
   return true;
 }
 
@@ -53,7 +60,9 @@ equalize_plan (const EqFrame &f, const EqConfig &cfg, const EqState *state,
   if ((uint64_t) f.width * (uint64_t) f.height > 0x7FFFFFFFull)
     return Status::invalid_argument;
   const bool gray = cfg.layout == EqLayout::gray;
-  const int bpp = gray ? 1 : 4;
+  const int bpp = gray ? (cfg.depth > 8 ? 2 : 1) : 4;
+  if (cfg.depth > 8 && cfg.mode == EqMode::clahe)
+    return Status::unsupported;     /* CLAHE tables of 2^depth bins: not yet */
   const bool empty = f.width == 0 || f.height == 0;
   if (!empty) {
     if (!f.src || !f.dst)
@@ -61,8 +70,10 @@ equalize_plan (const EqFrame &f, const EqConfig &cfg, const EqState *state,
     const size_t row = (size_t) f.width * (size_t) bpp;
     if (f.height > 1 && (f.src_pitch < row || f.dst_pitch < row))
       return Status::invalid_argument;
-    if (!gray && (((uintptr_t) f.src & 3) != 0 || ((uintptr_t) f.dst & 3) != 0 ||
-        (f.height > 1 && ((f.src_pitch & 3) != 0 || (f.dst_pitch & 3) != 0))))
+    /* whole pixels (4-byte RGB, 16-bit words) are read and written at once */
+    const uintptr_t am = (uintptr_t) bpp - 1;
+    if (((uintptr_t) f.src & am) != 0 || ((uintptr_t) f.dst & am) != 0 ||
+        (f.height > 1 && ((f.src_pitch & am) != 0 || (f.dst_pitch & am) != 0)))
       return Status::invalid_argument;
     /* in place, or disjoint */
     const bool same = f.src == f.dst && (f.height == 1 || f.src_pitch == f.dst_pitch);
@@ -139,6 +150,10 @@ equalize_plan (const EqFrame &f, const EqConfig &cfg, const EqState *state,
   p->strength = (int) (s < 0 ? 0 : s > 256 ? 256 : s);
   p->smooth = state && state->data;
   p->state_valid = p->smooth && state->valid;
+  p->depth = cfg.depth;
+  p->shift = cfg.shift;
+  p->bins = 1 << cfg.depth;
+  p->maxv = p->bins - 1;
   return Status::ok;
 }
 
@@ -160,21 +175,41 @@ equalize_tiles (const EqConfig &cfg)
   return tx * ty;
 }
 
+int
+equalize_bins (const EqConfig &cfg)
+{
+  return cfg.depth > 8 && cfg.depth <= kEqMaxDepth ? 1 << cfg.depth : kEqBins;
+}
+
+/* Tables (tiles x channels) of equalize_bins entries. */
+static size_t
+equalize_entries (const EqConfig &cfg)
+{
+  return (size_t) equalize_tiles (cfg) * equalize_channels (cfg) *
+      (size_t) equalize_bins (cfg);
+}
+
 size_t
 equalize_lut_bytes (const EqConfig &cfg)
 {
-  return (size_t) equalize_tiles (cfg) * equalize_channels (cfg) * kEqBins;
+  return equalize_entries (cfg) * (cfg.depth > 8 ? 2 : 1);
 }
 
 size_t
 equalize_state_bytes (const EqConfig &cfg)
 {
-  return equalize_lut_bytes (cfg) * sizeof (uint64_t);
+  return equalize_entries (cfg) * sizeof (uint64_t);
 }
 
 size_t
 equalize_workspace_bytes (const EqConfig &cfg)
 {
+  if (cfg.depth > 8) {
+    /* cip::histogram's workspace, the counts, then the LUT (global, gray) */
+    const size_t b = (size_t) equalize_bins (cfg);
+    return ((histogram_workspace_bytes (1, (int) b) + 255) & ~(size_t) 255) +
+        b * 4 + b * 2;
+  }
   /* tickets (one per tile, 256-byte rounded), the accumulators (uint32 per
    * tile, channel and bin, zero between calls), then the LUTs */
   const size_t tiles = (size_t) equalize_tiles (cfg);

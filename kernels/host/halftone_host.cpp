@@ -187,6 +187,8 @@ halftone_validate (const HalftonePlane *planes, int n_planes,
       return Status::invalid_argument;
     if (!ht_plane_empty (p) && !valid_rgb (p))
       return Status::invalid_argument;
+    if (!p.src.is_8bit ())
+      return Status::unsupported;   /* 8-bit planes only */
     if (ht_plane_empty (p))
       continue;
     const size_t w = (size_t) p.src.width, h = (size_t) p.src.height;

@@ -23,7 +23,7 @@ histogram_validate (const HistInput *inputs, int count, int bins,
 {
   if (!inputs || count < 1 || count > kHistogramMaxInputs || !hist)
     return Status::invalid_argument;
-  if (bins < 2 || bins > kHistogramMaxBins || (bins & (bins - 1)) != 0)
+  if (bins < 2 || bins > kHistogramMaxBins)
     return Status::invalid_argument;
   if (((uintptr_t) hist & 3) != 0)
     return Status::invalid_argument;
@@ -36,7 +36,14 @@ histogram_validate (const HistInput *inputs, int count, int bins,
       return Status::invalid_argument;
     if ((uint64_t) v.width * (uint64_t) v.height > kHistogramMaxPixels)
       return Status::invalid_argument;
+    uint32_t lo, hi;
+    histogram_range (in, &lo, &hi);
+    if (in.range_min < 0 || lo > hi || hi > v.max_value ())
+      return Status::invalid_argument;
     if (is_luma (in.source)) {
+      /* 8-bit colour bytes only */
+      if (!v.is_8bit ())
+        return Status::unsupported;
       /* three colour bytes per pixel, a row spans (width - 1) * step + 3 */
       if (v.step < 3)
         return Status::invalid_argument;
@@ -71,7 +78,7 @@ histogram_draw_validate (const void *hist, int count, int bins,
     return Status::invalid_argument;
   if (count < 1 || count > kHistogramMaxInputs)
     return Status::invalid_argument;
-  if (bins < 2 || bins > kHistogramMaxBins || (bins & (bins - 1)) != 0)
+  if (bins < 2 || bins > kHistDrawMaxBins)
     return Status::invalid_argument;
   if (alpha < 0 || alpha > 256 || n_planes < 0 ||
       n_planes > kHistDrawMaxPlanes || (n_planes > 0 && !planes))
@@ -105,9 +112,32 @@ hist_algorithm_name (HistAlgorithm a)
   return "?";
 }
 
+void
+histogram_range (const HistInput &in, uint32_t *lo, uint32_t *hi)
+{
+  *lo = in.range_min > 0 ? (uint32_t) in.range_min : 0u;
+  *hi = in.range_max < 0 ? in.view.max_value () : (uint32_t) in.range_max;
+}
+
+bool
+histogram_is_8bit_path (const HistInput *inputs, int count, int bins)
+{
+  if (bins > 256 || (bins & (bins - 1)) != 0)
+    return false;
+  for (int i = 0; i < count; i++) {
+    uint32_t lo, hi;
+    histogram_range (inputs[i], &lo, &hi);
+    if (!inputs[i].view.is_8bit () || lo != 0 || hi != 255)
+      return false;
+  }
+  return true;
+}
+
 HistAlgorithm
 histogram_pick (const HistInput &input, int bins)
 {
+  if (!histogram_is_8bit_path (&input, 1, bins))
+    return HistAlgorithm::packed16;
   uint64_t px = 0;
   if (input.view.width > 0 && input.view.height > 0)
     px = (uint64_t) input.view.width * (uint64_t) input.view.height;

@@ -25,6 +25,9 @@ integral_check_args (const ImageView &src, SatType type, const SatDest &dst)
 {
   if (!view_is_valid (src))
     return Status::invalid_argument;
+  /* 8-bit bytes, or 16-bit words of any depth */
+  if (!src.is_8bit () && src.bytes != 2)
+    return Status::unsupported;
   if (type != SatType::u32 && type != SatType::u64)
     return Status::invalid_argument;
   if (src.width == 0 && src.height == 0)

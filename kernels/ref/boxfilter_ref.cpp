@@ -14,13 +14,41 @@ namespace ref {
 
 namespace {
 
-struct HostSat {
+template <typename T>
+struct HostSatT {
   const uint8_t *base;
   size_t pitch;
-  uint32_t operator() (int x, int y) const {
-    return ((const uint32_t *) (base + (size_t) y * pitch))[x];
+  T operator() (int x, int y) const {
+    return ((const T *) (base + (size_t) y * pitch))[x];
   }
 };
+using HostSat = HostSatT<uint32_t>;
+
+/* A 16-bit plane: u64 SAT, 64-bit arithmetic, output in the source's sample
+ * layout (value << shift, little-endian). */
+Status
+boxfilter16 (const BoxPlane &p, bool replicate)
+{
+  const int w = p.src.width, h = p.src.height;
+  std::vector<uint64_t> own (((size_t) w + 1) * ((size_t) h + 1), 0);
+  SatDest d;
+  d.sum = own.data ();
+  d.sum_pitch = ((size_t) w + 1) * sizeof (uint64_t);
+  Status st = ref::integral (p.src, SatType::u64, d);
+  if (st != Status::ok)
+    return st;
+  HostSatT<uint64_t> S { (const uint8_t *) own.data (), d.sum_pitch };
+  for (int y = 0; y < h; y++) {
+    uint8_t *row = p.dst + (size_t) y * p.dst_pitch;
+    for (int x = 0; x < w; x++) {
+      const uint32_t v = detail::box_pixel16 (S, x, y, w, h, p.rx, p.ry,
+          replicate) << p.src.shift;
+      row[(size_t) x * p.dst_step] = (uint8_t) v;
+      row[(size_t) x * p.dst_step + 1] = (uint8_t) (v >> 8);
+    }
+  }
+  return Status::ok;
+}
 
 }  // namespace
 
@@ -36,6 +64,12 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border)
     const BoxPlane &p = planes[i];
     if (detail::box_plane_empty (p))
       continue;
+    if (p.src.bytes == 2) {
+      st = boxfilter16 (p, replicate);
+      if (st != Status::ok)
+        return st;
+      continue;
+    }
     const int w = p.src.width, h = p.src.height;
     HostSat S;
     if (p.sat) {

@@ -15,25 +15,28 @@ namespace {
 
 using detail::EqPlan;
 
-/* Sample of channel c of the pixel at px. */
-inline uint8_t
+/* Sample (value) of channel c of the pixel at px. */
+inline int
 sample (const EqPlan &p, const uint8_t *px, int c)
 {
   if (p.bpp == 1)
     return px[0];
+  if (p.bpp == 2)
+    return (((int) px[0] | ((int) px[1] << 8)) >> p.shift) & p.maxv;
   if (p.luma)
     return luma709 (px[p.off[0]], px[p.off[1]], px[p.off[2]]);
   return px[p.off[c]];
 }
 
-/* Raw histograms: [tile][channel][256]. */
+/* Raw histograms: [tile][channel][bins]. */
 void
 count (const EqFrame &f, const EqPlan &p, std::vector<uint32_t> &h)
 {
-  h.assign ((size_t) p.ntiles * p.nch * kEqBins, 0u);
+  const size_t nb = (size_t) p.bins;
+  h.assign ((size_t) p.ntiles * p.nch * nb, 0u);
   for (int ty = 0; ty < p.tiles_y; ty++)
     for (int tx = 0; tx < p.tiles_x; tx++) {
-      uint32_t *ht = h.data () + (size_t) (ty * p.tiles_x + tx) * p.nch * kEqBins;
+      uint32_t *ht = h.data () + (size_t) (ty * p.tiles_x + tx) * p.nch * nb;
       for (int y = 0; y < p.tile_h; y++)
         for (int x = 0; x < p.tile_w; x++) {
           int sx, sy;
@@ -46,17 +49,18 @@ count (const EqFrame &f, const EqPlan &p, std::vector<uint32_t> &h)
           }
           const uint8_t *px = f.src + (size_t) sy * f.src_pitch + (size_t) sx * p.bpp;
           for (int c = 0; c < p.nch; c++)
-            ht[c * kEqBins + sample (p, px, c)]++;
+            ht[c * nb + (size_t) sample (p, px, c)]++;
         }
     }
 }
 
-/* One LUT from the histogram h (after smoothing). */
+/* One LUT of p.bins entries from the histogram h (after smoothing). */
 void
-build_lut (const EqPlan &p, const uint32_t *h, uint8_t *lut)
+build_lut (const EqPlan &p, const uint32_t *h, uint16_t *lut)
 {
-  uint8_t l[kEqBins];
-  if (p.clahe) {
+  const int nb = p.bins;
+  std::vector<int> l ((size_t) nb);
+  if (p.clahe) {     /* depth 8 only */
     uint32_t hc[kEqBins];
     uint32_t excess = 0;
     for (int b = 0; b < kEqBins; b++) {
@@ -73,33 +77,35 @@ build_lut (const EqPlan &p, const uint32_t *h, uint8_t *lut)
     }
   } else {
     uint32_t total = 0;
-    for (int b = 0; b < kEqBins; b++)
+    for (int b = 0; b < nb; b++)
       total += h[b];
     int i0 = 0;
-    while (i0 < kEqBins && h[i0] == 0)
+    while (i0 < nb && h[i0] == 0)
       i0++;
     if (total == 0 || h[i0] == total) {
-      for (int b = 0; b < kEqBins; b++)
-        l[b] = (uint8_t) b;
+      for (int b = 0; b < nb; b++)
+        l[b] = b;
     } else {
-      const float scale = 255.0f / detail::eq_u2f (total - h[i0]);
+      const float scale = detail::eq_u2f ((uint32_t) p.maxv) /
+          detail::eq_u2f (total - h[i0]);
       uint32_t cum = 0;
-      for (int b = 0; b < kEqBins; b++) {
+      for (int b = 0; b < nb; b++) {
         cum += h[b];
-        l[b] = detail::eq_global_entry (b, cum, i0, h[i0], scale);
+        l[b] = detail::eq_global_entry (b, cum, i0, h[i0], scale, p.maxv);
       }
     }
   }
-  for (int b = 0; b < kEqBins; b++)
-    lut[b] = detail::eq_blend (b, l[b], p.strength);
+  for (int b = 0; b < nb; b++)
+    lut[b] = (uint16_t) detail::eq_blend (b, l[b], p.strength);
 }
 
 /* Smoothing, then every LUT. */
 void
 build_luts (const EqPlan &p, const uint32_t *h, EqState *state,
-    std::vector<uint8_t> &luts)
+    std::vector<uint16_t> &luts)
 {
-  const size_t n = (size_t) p.ntiles * p.nch * kEqBins;
+  const size_t nb = (size_t) p.bins;
+  const size_t n = (size_t) p.ntiles * p.nch * nb;
   std::vector<uint32_t> hs (h, h + n);
   if (p.smooth) {
     uint64_t *s = static_cast<uint64_t *> (state->data);
@@ -111,11 +117,11 @@ build_luts (const EqPlan &p, const uint32_t *h, EqState *state,
   }
   luts.resize (n);
   for (size_t k = 0; k < (size_t) p.ntiles * p.nch; k++)
-    build_lut (p, hs.data () + k * kEqBins, luts.data () + k * kEqBins);
+    build_lut (p, hs.data () + k * nb, luts.data () + k * nb);
 }
 
 void
-apply (const EqFrame &f, const EqPlan &p, const std::vector<uint8_t> &luts)
+apply (const EqFrame &f, const EqPlan &p, const std::vector<uint16_t> &luts)
 {
   const int nch = p.nch;
   for (int y = 0; y < f.height; y++) {
@@ -144,11 +150,16 @@ apply (const EqFrame &f, const EqPlan &p, const std::vector<uint8_t> &luts)
           out[c] = detail::eq_interp (L (ty1, tx1), L (ty1, tx2), L (ty2, tx1),
               L (ty2, tx2), xa, xa1, ya, ya1);
         } else {
-          out[c] = luts[(size_t) c * kEqBins + v];
+          out[c] = (uint8_t) luts[(size_t) c * p.bins + v];
         }
       }
       if (p.bpp == 1) {
         px[0] = out[0];
+      } else if (p.bpp == 2) {
+        /* the value at its shift, the other bits zero */
+        const int w = luts[(size_t) sample (p, px, 0)] << p.shift;
+        px[0] = (uint8_t) w;
+        px[1] = (uint8_t) (w >> 8);
       } else if (p.luma) {
         const int dy = (int) out[0] - (int) sample (p, px, 0);
         for (int c = 0; c < 3; c++)
@@ -166,11 +177,19 @@ Status
 run (const EqFrame &f, const EqPlan &p, const uint32_t *h, EqState *state,
     uint8_t *lut_out)
 {
-  std::vector<uint8_t> luts;
+  std::vector<uint16_t> luts;
   build_luts (p, h, state, luts);
   apply (f, p, luts);
+  /* bytes at depth 8, little-endian uint16 above */
   if (lut_out)
-    memcpy (lut_out, luts.data (), luts.size ());
+    for (size_t i = 0; i < luts.size (); i++) {
+      if (p.depth > 8) {
+        lut_out[2 * i] = (uint8_t) luts[i];
+        lut_out[2 * i + 1] = (uint8_t) (luts[i] >> 8);
+      } else {
+        lut_out[i] = (uint8_t) luts[i];
+      }
+    }
   if (state && state->data)
     state->valid = true;
   return Status::ok;

@@ -17,26 +17,30 @@ histogram (const HistInput *inputs, int count, int bins, uint32_t *hist,
   Status st = detail::histogram_validate (inputs, count, bins, hist);
   if (st != Status::ok)
     return st;
-  int shift = 0;
-  while ((256 >> shift) > bins)
-    shift++;
   std::vector<uint32_t> c ((size_t) bins);
   for (int i = 0; i < count; i++) {
     const ImageView &v = inputs[i].view;
     const HistSource src = inputs[i].source;
+    uint32_t lo, hi;
+    histogram_range (inputs[i], &lo, &hi);
+    const uint64_t span = (uint64_t) hi - lo + 1;
     std::fill (c.begin (), c.end (), 0u);
     for (int y = 0; y < v.height; y++) {
       const uint8_t *row = v.data + (size_t) y * v.pitch;
       for (int x = 0; x < v.width; x++) {
         const uint8_t *p = row + (size_t) x * v.step;
-        uint8_t s;
-        if (src == HistSource::plane)
-          s = p[0];
-        else if (src == HistSource::luma_rgb)
+        uint32_t s;
+        if (src == HistSource::luma_rgb)
           s = luma709 (p[0], p[1], p[2]);
-        else
+        else if (src == HistSource::luma_bgr)
           s = luma709 (p[2], p[1], p[0]);
-        c[s >> shift]++;
+        else if (v.bytes == 1)
+          s = (p[0] >> v.shift) & v.max_value ();
+        else
+          s = (((uint32_t) p[0] | ((uint32_t) p[1] << 8)) >> v.shift) & v.max_value ();
+        if (s < lo || s > hi)
+          continue;
+        c[(size_t) ((uint64_t) (s - lo) * (uint64_t) bins / span)]++;
       }
     }
     uint32_t *h = hist + (size_t) i * bins;

@@ -26,6 +26,14 @@ sat_plane (const ImageView &src, T *sum, size_t sum_pitch, uint64_t *sq,
   if (sq)
     for (int x = 0; x <= w; x++)
       qrow (0)[x] = 0;
+  /* the value of sample x of a row (ImageView's layout) */
+  auto value = [&] (const uint8_t *in, int x) -> uint32_t {
+    const uint8_t *p = in + (size_t) x * src.step;
+    if (src.bytes == 1)
+      return (uint32_t) (p[0] >> src.shift) & src.max_value ();
+    return (((uint32_t) p[0] | ((uint32_t) p[1] << 8)) >> src.shift) &
+        src.max_value ();
+  };
   for (int y = 0; y < h; y++) {
     const uint8_t *in = src.data + (size_t) y * src.pitch;
     const T *above = srow (y);
@@ -33,7 +41,7 @@ sat_plane (const ImageView &src, T *sum, size_t sum_pitch, uint64_t *sq,
     T run = 0;                  /* T arithmetic: u32 wraps modulo 2^32 */
     out[0] = 0;
     for (int x = 0; x < w; x++) {
-      run += (T) in[(size_t) x * src.step];
+      run += (T) value (in, x);
       out[x + 1] = above[x + 1] + run;
     }
     if (sq) {
@@ -42,7 +50,7 @@ sat_plane (const ImageView &src, T *sum, size_t sum_pitch, uint64_t *sq,
       uint64_t qrun = 0;
       qo[0] = 0;
       for (int x = 0; x < w; x++) {
-        const uint64_t v = in[(size_t) x * src.step];
+        const uint64_t v = value (in, x);
         qrun += v * v;
         qo[x + 1] = qa[x + 1] + qrun;
       }

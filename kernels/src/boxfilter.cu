@@ -550,6 +550,43 @@ div_up (int a, int b)
   return (a + b - 1) / b;
 }
 
+/* ---- 16-bit planes: u64 SAT and a plain gather, one thread per pixel ---- */
+
+struct DevSat64 {
+  const uint8_t *base;
+  size_t pitch;
+  __host__ __device__ __forceinline__ uint64_t operator() (int x, int y) const {
+#if defined(__CUDA_ARCH__)
+    return __ldg (reinterpret_cast<const unsigned long long *> (base +
+            (size_t) y * pitch) + x);
+#else
+    return reinterpret_cast<const uint64_t *> (base + (size_t) y * pitch)[x];
+#endif
+  }
+};
+
+struct Gather16 {
+  DevSat64 sat;
+  uint8_t *dst;
+  size_t dst_pitch;
+  int dst_step, w, h, rx, ry, replicate, shift;
+};
+
+constexpr int kGather16X = 32, kGather16Y = 8;
+
+__global__ void __launch_bounds__ (kGather16X * kGather16Y)
+box_gather16 (const Gather16 g)
+{
+  const int x = (int) (blockIdx.x * kGather16X + threadIdx.x);
+  const int y = (int) (blockIdx.y * kGather16Y + threadIdx.y);
+  if (x >= g.w || y >= g.h)
+    return;
+  const uint32_t v = detail::box_pixel16 (g.sat, x, y, g.w, g.h, g.rx, g.ry,
+      g.replicate != 0);
+  *reinterpret_cast<uint16_t *> (g.dst + (size_t) y * g.dst_pitch +
+      (size_t) x * g.dst_step) = (uint16_t) (v << g.shift);
+}
+
 }  // namespace
 
 Status
@@ -584,6 +621,8 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
     if (detail::box_plane_empty (p))
       continue;
     BoxAlgorithm a = algo == BoxAlgorithm::automatic ? boxfilter_pick (p) : algo;
+    if (p.src.bytes == 2 && a == BoxAlgorithm::direct)
+      return Status::unsupported;       /* 16-bit planes: sat only */
     direct[i] = a == BoxAlgorithm::direct;
     if (!direct[i])
       continue;
@@ -601,9 +640,38 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
   long long gather_blocks = 0, direct_blocks = 0;
   uint8_t *ws = static_cast<uint8_t *> (d_ws);
 
+  /* 16-bit planes first: their own SAT (u64) and gather, one plane at a time */
   for (int i = 0; i < n_planes; i++) {
     const BoxPlane &p = planes[i];
-    if (detail::box_plane_empty (p))
+    if (detail::box_plane_empty (p) || p.src.bytes != 2)
+      continue;
+    SatDest sd;
+    sd.sum = ws + L.sat_offset[i];
+    sd.sum_pitch = L.sat_pitch[i];
+    st = integral (p.src, SatType::u64, sd, d_ws, L.integral_bytes, stream);
+    if (st != Status::ok)
+      return st;
+    Gather16 g;
+    g.sat.base = ws + L.sat_offset[i];
+    g.sat.pitch = L.sat_pitch[i];
+    g.dst = p.dst;
+    g.dst_pitch = p.dst_pitch;
+    g.dst_step = p.dst_step;
+    g.w = p.src.width;
+    g.h = p.src.height;
+    g.rx = p.rx;
+    g.ry = p.ry;
+    g.replicate = replicate ? 1 : 0;
+    g.shift = p.src.shift;
+    const dim3 grid ((unsigned) div_up (g.w, kGather16X),
+        (unsigned) div_up (g.h, kGather16Y));
+    box_gather16<<<grid, dim3 (kGather16X, kGather16Y), 0, stream>>> (g);
+    CIP_LAUNCH_CHECK (stream, "boxfilter gather (16-bit)");
+  }
+
+  for (int i = 0; i < n_planes; i++) {
+    const BoxPlane &p = planes[i];
+    if (detail::box_plane_empty (p) || p.src.bytes == 2)
       continue;
     const int w = p.src.width, h = p.src.height;
     const uint32_t full = (uint32_t) (2 * p.rx + 1) * (uint32_t) (2 * p.ry + 1);

@@ -18,10 +18,19 @@
  *    Global: grid-stride over 16-byte chunks (contiguous frames as one row).
  *    CLAHE: one block per band of rows, holding the tile rows of LUTs the
  *    band interpolates between.
+ *
+ * Depth > 8 (gray, global) is a separate plain path: cip::histogram (its
+ * general path, 2^depth bins) into the workspace, eq16_lut_kernel (one block:
+ * smoothing, total, first bin, block scans over the bins in chunks, the same
+ * entry arithmetic), then eq16_apply_kernel (one 16-bit word per thread, the
+ * LUT read through the read-only cache).
  */
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
 
 #include "cip/equalize.h"
 #include "cip/histogram.h"
@@ -652,6 +661,187 @@ launch_apply (const EqFrame &f, const EqPlan &p, const uint8_t *luts,
   return Status::ok;
 }
 
+
+/* ---- depth > 8: gray frames of 16-bit words, global mode ------------------ */
+
+constexpr int kEq16Threads = 1024;
+
+struct MinOp {
+  __device__ __forceinline__ uint32_t operator() (uint32_t a, uint32_t b) const
+  {
+    return a < b ? a : b;
+  }
+};
+
+struct Eq16Params {
+  const uint8_t *src;
+  uint8_t *dst;
+  size_t spitch, dpitch;
+  int width, height, shift, maxv, bins;
+  const uint32_t *hist_in;      /* the frame's (or the given) counts */
+  uint32_t *counts;             /* workspace: the counts after smoothing */
+  uint16_t *lut;                /* workspace: the applied LUT */
+  uint8_t *lut_out;             /* optional caller copy (uint16, little-endian) */
+  uint64_t *state;
+  int smooth, state_valid;
+  uint32_t alpha;
+  int strength;
+};
+
+__global__ void __launch_bounds__ (kEq16Threads)
+eq16_lut_kernel (const __grid_constant__ Eq16Params p)
+{
+  using Reduce = cub::BlockReduce<uint32_t, kEq16Threads>;
+  using Scan = cub::BlockScan<uint32_t, kEq16Threads>;
+  __shared__ union {
+    typename Reduce::TempStorage red;
+    typename Scan::TempStorage scan;
+  } tmp;
+  __shared__ uint32_t s_total, s_i0, s_hi0, s_carry;
+  const int tid = threadIdx.x;
+
+  /* smoothing (the state update), total and first non-empty bin */
+  uint32_t total = 0, i0 = 0xFFFFFFFFu;
+  for (int b = tid; b < p.bins; b += kEq16Threads) {
+    uint32_t h = p.hist_in[b];
+    if (p.smooth) {
+      const uint64_t st = p.state_valid ? detail::eq_ema (p.state[b], h, p.alpha) :
+          (uint64_t) h << detail::kEqStateFrac;
+      p.state[b] = st;
+      h = detail::eq_state_count (st);
+    }
+    p.counts[b] = h;
+    total += h;
+    if (h != 0 && (uint32_t) b < i0)
+      i0 = (uint32_t) b;
+  }
+  total = Reduce (tmp.red).Sum (total);
+  __syncthreads ();
+  i0 = Reduce (tmp.red).Reduce (i0, MinOp ());
+  if (tid == 0) {
+    s_total = total;
+    s_i0 = i0;
+    s_hi0 = i0 < (uint32_t) p.bins ? p.counts[i0] : 0;
+    s_carry = 0;
+  }
+  __syncthreads ();
+  total = s_total;
+  i0 = s_i0;
+  const uint32_t hi0 = s_hi0;
+  const bool identity = total == 0 || hi0 == total;
+  const float scale = identity ? 0.f : detail::eq_u2f ((uint32_t) p.maxv) /
+      detail::eq_u2f (total - hi0);
+
+  /* cumulative counts, a chunk of kEq16Threads bins at a time */
+  for (int b0 = 0; b0 < p.bins; b0 += kEq16Threads) {
+    const int b = b0 + tid;
+    const uint32_t h = b < p.bins ? p.counts[b] : 0;
+    uint32_t cum, chunk;
+    Scan (tmp.scan).InclusiveSum (h, cum, chunk);
+    cum += s_carry;
+    if (b < p.bins) {
+      const int l = identity ? b : detail::eq_global_entry (b, cum, (int) i0,
+          hi0, scale, p.maxv);
+      const uint16_t out = (uint16_t) detail::eq_blend (b, l, p.strength);
+      p.lut[b] = out;
+      if (p.lut_out) {
+        p.lut_out[2 * b] = (uint8_t) out;
+        p.lut_out[2 * b + 1] = (uint8_t) (out >> 8);
+      }
+    }
+    __syncthreads ();           /* every thread has read s_carry */
+    if (tid == 0)
+      s_carry += chunk;
+    __syncthreads ();
+  }
+}
+
+__global__ void
+eq16_apply_kernel (const __grid_constant__ Eq16Params p)
+{
+  const size_t n = (size_t) p.width * (size_t) p.height;
+  for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (size_t) gridDim.x * blockDim.x) {
+    const size_t y = i / (size_t) p.width, x = i - y * (size_t) p.width;
+    const uint32_t w = __ldg (reinterpret_cast<const unsigned short *> (p.src +
+            y * p.spitch) + x);
+    const uint32_t v = (w >> p.shift) & (uint32_t) p.maxv;
+    const uint32_t o = (uint32_t) __ldg (reinterpret_cast<const unsigned short *>
+        (p.lut) + v) << p.shift;
+    reinterpret_cast<uint16_t *> (p.dst + y * p.dpitch)[x] = (uint16_t) o;
+  }
+}
+
+/* Workspace of the depth > 8 path: histogram scratch, counts, LUT. */
+struct Eq16Layout {
+  size_t hist_ws_bytes, counts, lut;
+};
+
+Eq16Layout
+eq16_layout (int bins)
+{
+  Eq16Layout l;
+  l.hist_ws_bytes = histogram_workspace_bytes (1, bins);
+  l.counts = (l.hist_ws_bytes + 255) & ~(size_t) 255;
+  l.lut = l.counts + (size_t) bins * 4;
+  return l;
+}
+
+/* The depth > 8 path after the checks: `given` (device counts) or, when
+ * null, the frame's histogram over the plan's region. */
+Status
+equalize16 (const EqFrame &f, const EqPlan &p, const uint32_t *given,
+    EqState *state, uint8_t *d_lut_out, void *d_ws, cudaStream_t stream)
+{
+  uint8_t *ws = static_cast<uint8_t *> (d_ws);
+  const Eq16Layout L = eq16_layout (p.bins);
+  Eq16Params q;
+  q.src = f.src;
+  q.dst = f.dst;
+  q.spitch = f.src_pitch;
+  q.dpitch = f.dst_pitch;
+  q.width = f.width;
+  q.height = f.height;
+  q.shift = p.shift;
+  q.maxv = p.maxv;
+  q.bins = p.bins;
+  q.counts = reinterpret_cast<uint32_t *> (ws + L.counts);
+  q.lut = reinterpret_cast<uint16_t *> (ws + L.lut);
+  q.lut_out = d_lut_out;
+  q.state = state && state->data ? static_cast<uint64_t *> (state->data) : nullptr;
+  q.smooth = p.smooth ? 1 : 0;
+  q.state_valid = p.state_valid ? 1 : 0;
+  q.alpha = p.alpha;
+  q.strength = p.strength;
+  if (given) {
+    q.hist_in = given;
+  } else {
+    HistInput in;
+    in.view.data = f.src + (size_t) p.hy * f.src_pitch + (size_t) p.hx * 2;
+    in.view.pitch = f.src_pitch;
+    in.view.width = p.tile_w;
+    in.view.height = p.tile_h;
+    in.view.step = 2;
+    in.view.bytes = 2;
+    in.view.depth = p.depth;
+    in.view.shift = p.shift;
+    Status st = histogram (&in, 1, p.bins, q.counts, false, ws, L.hist_ws_bytes,
+        stream);
+    if (st != Status::ok)
+      return st;
+    q.hist_in = q.counts;
+  }
+  eq16_lut_kernel<<<1, kEq16Threads, 0, stream>>> (q);
+  CIP_LAUNCH_CHECK (stream, "equalize LUT (depth > 8)");
+  const size_t n = (size_t) f.width * (size_t) f.height;
+  const unsigned blocks = (unsigned) std::min<size_t> ((n + 255) / 256, 4096);
+  eq16_apply_kernel<<<blocks, 256, 0, stream>>> (q);
+  CIP_LAUNCH_CHECK (stream, "equalize apply (depth > 8)");
+  if (state && state->data)
+    state->valid = true;
+  return Status::ok;
+}
+
 Status
 check_ws (const EqConfig &cfg, void *d_ws, size_t ws_bytes)
 {
@@ -683,6 +873,8 @@ equalize (const EqFrame &f, const EqConfig &cfg, EqState *state,
     return st;
   if (f.width == 0 || f.height == 0)
     return Status::ok;
+  if (p.depth > 8)
+    return equalize16 (f, p, nullptr, state, d_lut_out, d_ws, stream);
   DevInfo di;
   if ((st = device_info (&di)) != Status::ok)
     return st;
@@ -721,6 +913,17 @@ equalize_from_histogram (const EqFrame &f, const EqConfig &cfg,
     return st;
   if (f.width == 0 || f.height == 0)
     return Status::ok;
+  if (p.depth > 8) {
+    if (!hist_on_device) {
+      /* too large for the launch parameters: staged in the workspace */
+      uint32_t *c = reinterpret_cast<uint32_t *> (static_cast<uint8_t *> (d_ws) +
+          eq16_layout (p.bins).counts);
+      CIP_CUDA_TRY (cudaMemcpyAsync (c, hist, (size_t) p.bins * 4,
+              cudaMemcpyHostToDevice, stream));
+      hist = c;
+    }
+    return equalize16 (f, p, hist, state, d_lut_out, d_ws, stream);
+  }
   DevInfo di;
   if ((st = device_info (&di)) != Status::ok)
     return st;

@@ -119,8 +119,10 @@ region_words (int algo, int bins)
 }
 
 
+/* The 8-bit path serves up to 256 bins. */
+constexpr int k8BitMaxBins = 256;
 constexpr size_t kMaxDynSmem =
-    (size_t) kHistogramMaxInputs * region_words (kReplicated, kHistogramMaxBins) * 4;
+    (size_t) kHistogramMaxInputs * region_words (kReplicated, k8BitMaxBins) * 4;
 
 /* ---- counters: one per (block, member), built per thread ----------------- */
 
@@ -269,6 +271,39 @@ count_vec (const Counter<A> &cnt, const Member &mb, const uint32_t (&w)[4],
 
 /* ---- the work loops ------------------------------------------------------- */
 
+/* The 16-byte chunk at a (16-byte aligned) of a row [lo, hi) into w: whole
+ * when it lies inside, else only its B-byte samples inside the row (one
+ * load each, so that nothing outside the row is read); m gets bit i for
+ * every valid sample starting at byte i. */
+template <int B>
+__device__ __forceinline__ void
+load_chunk (uintptr_t a, uintptr_t lo, uintptr_t hi, uint32_t (&w)[4],
+    uint32_t &m)
+{
+  if (a >= lo && a + 16 <= hi) {
+    const uint4 v = __ldg ((const uint4 *) a);
+    w[0] = v.x;
+    w[1] = v.y;
+    w[2] = v.z;
+    w[3] = v.w;
+    m = 0xFFFFu;
+    return;
+  }
+  w[0] = w[1] = w[2] = w[3] = 0;
+  m = 0;
+  if (a >= hi)
+    return;
+#pragma unroll
+  for (int i = 0; i < 16; i += B) {
+    if (a + i >= lo && a + i < hi) {
+      const uint32_t sv = B == 1 ? (uint32_t) __ldg ((const unsigned char *) (a + i)) :
+          (uint32_t) __ldg ((const unsigned short *) (a + i));
+      w[i >> 2] |= sv << (8 * (i & 3));
+      m |= 1u << i;
+    }
+  }
+}
+
 /* Vector path, step S in {1, 2, 4}: rows of g.span bytes from g.base; lane
  * `lane` of a warp takes chunks lane, lane + 32, ... of its items. */
 template <int A, int S>
@@ -295,30 +330,9 @@ run_vec (const Params &p, const Group &g, uint32_t *smem, int lane,
     uint32_t w[kVecs][4];
     uint32_t m[kVecs];
 #pragma unroll
-    for (int j = 0; j < kVecs; j++) {
-      const uintptr_t a = a0 + 16 * ((size_t) k * kChunksPerItem + (size_t) (j * 32 + lane));
-      if (a >= lo && a + 16 <= hi) {
-        const uint4 v = __ldg ((const uint4 *) a);
-        w[j][0] = v.x;
-        w[j][1] = v.y;
-        w[j][2] = v.z;
-        w[j][3] = v.w;
-        m[j] = 0xFFFFu;
-      } else {
-        /* a chunk that straddles an end of the row: its valid bytes only */
-        w[j][0] = w[j][1] = w[j][2] = w[j][3] = 0;
-        m[j] = 0;
-        if (a < hi) {
-#pragma unroll
-          for (int i = 0; i < 16; i++) {
-            if (a + i >= lo && a + i < hi) {
-              w[j][i >> 2] |= (uint32_t) __ldg ((const unsigned char *) (a + i)) << (8 * (i & 3));
-              m[j] |= 1u << i;
-            }
-          }
-        }
-      }
-    }
+    for (int j = 0; j < kVecs; j++)
+      load_chunk<1> (a0 + 16 * ((size_t) k * kChunksPerItem + (size_t) (j * 32 + lane)),
+          lo, hi, w[j], m[j]);
 #pragma unroll
     for (int j = 0; j < kVecs; j++) {
       const uint32_t diff = (w[j][0] ^ w[j][1]) | (w[j][0] ^ w[j][2]) | (w[j][0] ^ w[j][3]);
@@ -519,6 +533,273 @@ histogram_kernel (const __grid_constant__ Params p)
     *p.ticket = 0;    /* the next kernel on the stream starts after this one */
 }
 
+/* ---- the general path (16-bit views, ranges, any bin count) ---------------
+ *
+ * One input per block (no channel groups). Values map to bins with
+ *   bin = (v - lo) * bins / span              (checked lo <= v <= hi)
+ * computed exactly as (v - lo) >> pshift where span = bins << pshift, else
+ * by a multiply-high with m = floor((2^32 - 1) / span), whose quotient is at
+ * most one too small for any dividend below 2^32 ((v - lo) * bins is), then
+ * one correction step.
+ * packed16: C copies per block of `bins` 16-bit sub-counters, two per word,
+ *   warp w counting into copy w % C; overflow carries go straight to the
+ *   output in global memory (packed_carry with wide = the output, whose
+ *   corrections are sums modulo 2^32 like every other addition to it);
+ *   the block's merge adds the copies' sums to the output with one atomic
+ *   per non-zero bin.
+ * warp_aggregated: the output directly, one atomic per group of lanes of a
+ *   warp holding the same bin.
+ * The output is zeroed before the launch (accumulate = false), so there is
+ * no accumulator and no ticket: the launch adds into it. */
+
+constexpr size_t kMaxDynSmemGeneral = (size_t) kHistogramMaxBins / 2 * 4;
+
+enum GAlgo { kGPacked, kGWarpAgg };
+
+struct GInput {
+  const uint8_t *base;    /* vector: first byte of row 0; generic: view.data */
+  size_t pitch;
+  size_t span;            /* vector: bytes per row; generic: samples per row */
+  int step;               /* generic path: bytes between samples */
+  int path;               /* kPathVec1 (8-bit), kPathVec2 (16-bit), kPathGeneric */
+  int bytes, shift;
+  int luma;               /* 0, or 1: luma of three colour bytes (8-bit) */
+  uint32_t c0, c2;        /* luma: weights of the first and third colour byte */
+  uint32_t vmask;         /* value = (sample >> shift) & vmask */
+  uint32_t lo, vspan;     /* counted: lo .. lo + vspan - 1 */
+  int pshift;             /* >= 0: bin = (v - lo) >> pshift */
+  uint32_t magic;         /* else: floor((2^32 - 1) / vspan) */
+  uint32_t items_per_row, items;
+  int block_begin, nblocks;
+  uint32_t *out;          /* this input's histogram */
+};
+
+struct GParams {
+  GInput in[kHistogramMaxInputs];
+  int nin;
+  int bins;
+  int algo;
+  int copies;             /* packed: copies per block, a power of two */
+  uint32_t copy_words;    /* packed: words per copy, a multiple of 4 */
+};
+
+/* Bin of value v of input g, or kNoBin when v is outside its range. */
+__device__ __forceinline__ uint32_t
+g_bin (const GInput &g, uint32_t bins, uint32_t v)
+{
+  const uint32_t x = v - g.lo;        /* wraps above vspan when v < lo */
+  if (x >= g.vspan)
+    return kNoBin;
+  if (g.pshift >= 0)
+    return x >> g.pshift;
+  const uint32_t n = x * bins;        /* < 2^32: x < 2^16, bins <= 2^16 */
+  uint32_t q = __umulhi (n, g.magic);
+  if (n - q * g.vspan >= g.vspan)
+    q++;
+  return q;
+}
+
+struct GCounter {
+  uint32_t *h;            /* packed: this warp's copy; warp_agg: unused */
+  uint32_t *out;
+  uint32_t bins;
+  int lane;
+
+  /* Adds k to bin (not kNoBin). Packed only. */
+  __device__ __forceinline__ void add (uint32_t bin, uint32_t k) const
+  {
+    const uint32_t sh = (bin & 1u) * 16;
+    const uint32_t inc = k << sh;
+    const uint32_t old = atomicAdd (h + (bin >> 1), inc);
+    if (((old >> sh) & 0xFFFFu) + k > 0xFFFFu)
+      packed_carry<16> (out, bins, old, inc, bin & ~1u);
+  }
+  /* Called by all 32 lanes of the warp together; key = bin or kNoBin. */
+  __device__ __forceinline__ void add_key (uint32_t key) const
+  {
+    const uint32_t peers = __match_any_sync (0xFFFFFFFFu, key);
+    if (key != kNoBin && lane == __ffs ((int) peers) - 1)
+      atomicAdd (out + key, (uint32_t) __popc (peers));
+  }
+};
+
+/* Counts n bins (kNoBin: nothing) held by one lane; one addition when they
+ * are all the same (flat regions, constant frames). */
+template <int A, int N>
+__device__ __forceinline__ void
+g_count (const GCounter &cnt, const uint32_t (&bin)[N])
+{
+  if constexpr (A == kGWarpAgg) {
+#pragma unroll
+    for (int t = 0; t < N; t++)
+      cnt.add_key (bin[t]);
+  } else {
+    bool same = true;
+#pragma unroll
+    for (int t = 1; t < N; t++)
+      same = same && bin[t] == bin[0];
+    if (same) {
+      if (bin[0] != kNoBin)
+        cnt.add (bin[0], (uint32_t) N);
+      return;
+    }
+#pragma unroll
+    for (int t = 0; t < N; t++)
+      if (bin[t] != kNoBin)
+        cnt.add (bin[t], 1u);
+  }
+}
+
+/* Planar vector path, B-byte samples (step B): lane `lane` takes 16-byte
+ * chunks lane, lane + 32, ... of its items, as run_vec does. */
+template <int A, int B>
+__device__ void
+g_run_vec (const GParams &p, const GInput &g, const GCounter &cnt, int lane,
+    uint32_t first, uint32_t stride)
+{
+  constexpr int N = 16 / B;
+  const uint32_t bins = (uint32_t) p.bins;
+  const uint32_t ipr = g.items_per_row;
+  const uintptr_t base = (uintptr_t) g.base;
+
+  for (uint32_t item = first; item < g.items; item += stride) {
+    const uint32_t row = item / ipr;
+    const uint32_t k = item - row * ipr;
+    const uintptr_t lo = base + (size_t) row * g.pitch;
+    const uintptr_t hi = lo + g.span;
+    const uintptr_t a0 = lo & ~(uintptr_t) 15;
+    uint32_t w[kVecs][4];
+    uint32_t m[kVecs];
+#pragma unroll
+    for (int j = 0; j < kVecs; j++)
+      load_chunk<B> (a0 + 16 * ((size_t) k * kChunksPerItem + (size_t) (j * 32 + lane)),
+          lo, hi, w[j], m[j]);
+#pragma unroll
+    for (int j = 0; j < kVecs; j++) {
+      uint32_t bin[N];
+#pragma unroll
+      for (int t = 0; t < N; t++) {
+        const uint32_t sv = (w[j][(t * B) >> 2] >> (8 * ((t * B) & 3))) &
+            (B == 1 ? 0xFFu : 0xFFFFu);
+        bin[t] = ((m[j] >> (t * B)) & 1u) ?
+            g_bin (g, bins, (sv >> g.shift) & g.vmask) : kNoBin;
+      }
+      g_count<A, N> (cnt, bin);
+    }
+  }
+}
+
+/* Generic path: any step and pitch, 8-bit luma; lane `lane` takes samples
+ * lane, lane + 32, ... of its items. */
+template <int A>
+__device__ void
+g_run_generic (const GParams &p, const GInput &g, const GCounter &cnt, int lane,
+    uint32_t first, uint32_t stride)
+{
+  const uint32_t bins = (uint32_t) p.bins;
+  const uint32_t ipr = g.items_per_row;
+  const size_t step = (size_t) g.step;
+
+  for (uint32_t item = first; item < g.items; item += stride) {
+    const uint32_t row = item / ipr;
+    const uint32_t k = item - row * ipr;
+    const uint8_t *rowp = g.base + (size_t) row * g.pitch;
+    uint32_t bin[kSamps];
+#pragma unroll
+    for (int j = 0; j < kSamps; j++) {
+      const size_t x = (size_t) k * (32 * kSamps) + (size_t) (j * 32 + lane);
+      bin[j] = kNoBin;
+      if (x < g.span) {
+        const uint8_t *q = rowp + x * step;
+        uint32_t v;
+        if (g.luma)
+          v = (g.c0 * __ldg (q) + kLuma709G * __ldg (q + 1) + g.c2 * __ldg (q + 2) +
+              32768u) >> 16;
+        else if (g.bytes == 1)
+          v = ((uint32_t) __ldg (q) >> g.shift) & g.vmask;
+        else
+          v = ((uint32_t) __ldg ((const unsigned short *) q) >> g.shift) & g.vmask;
+        bin[j] = g_bin (g, bins, v);
+      }
+    }
+    if constexpr (A == kGWarpAgg) {
+#pragma unroll
+      for (int j = 0; j < kSamps; j++)
+        cnt.add_key (bin[j]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kSamps; j++)
+        if (bin[j] != kNoBin)
+          cnt.add (bin[j], 1u);
+    }
+  }
+}
+
+template <int A>
+__device__ void
+g_block_work (const GParams &p, const GInput &g, uint32_t *smem)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid & 31;
+  const int warp = tid >> 5;
+  GCounter cnt;
+  cnt.out = g.out;
+  cnt.bins = (uint32_t) p.bins;
+  cnt.lane = lane;
+  cnt.h = smem + (size_t) (warp & (p.copies - 1)) * p.copy_words;
+  if (A == kGPacked) {
+    const uint32_t n4 = (uint32_t) p.copies * p.copy_words / 4;
+    uint4 *s4 = reinterpret_cast<uint4 *> (smem);
+    for (uint32_t i = tid; i < n4; i += blockDim.x)
+      s4[i] = make_uint4 (0, 0, 0, 0);
+    __syncthreads ();
+  }
+
+  const uint32_t warps = blockDim.x >> 5;
+  const uint32_t first = (blockIdx.x - (uint32_t) g.block_begin) * warps + (uint32_t) warp;
+  const uint32_t stride = (uint32_t) g.nblocks * warps;
+  switch (g.path) {
+    case kPathVec1: g_run_vec<A, 1> (p, g, cnt, lane, first, stride); break;
+    case kPathVec2: g_run_vec<A, 2> (p, g, cnt, lane, first, stride); break;
+    default: g_run_generic<A> (p, g, cnt, lane, first, stride); break;
+  }
+
+  if (A == kGPacked) {
+    /* every copy's two sub-counters of word wi, summed (each < 2^16, at most
+     * 32 copies: no overflow), one atomic per non-zero bin */
+    __syncthreads ();
+    const uint32_t nw = ((uint32_t) p.bins + 1) / 2;
+    for (uint32_t wi = tid; wi < nw; wi += blockDim.x) {
+      uint32_t s0 = 0, s1 = 0;
+      for (int c = 0; c < p.copies; c++) {
+        const uint32_t x = smem[(size_t) c * p.copy_words + wi];
+        s0 += x & 0xFFFFu;
+        s1 += x >> 16;
+      }
+      if (s0)
+        atomicAdd (g.out + 2 * wi, s0);
+      if (s1)     /* never set past the last bin */
+        atomicAdd (g.out + 2 * wi + 1, s1);
+    }
+  }
+}
+
+__global__ void __launch_bounds__ (kMaxThreads, 1)
+general_kernel (const __grid_constant__ GParams p)
+{
+  extern __shared__ uint4 g_dyn_smem[];
+  uint32_t *smem = reinterpret_cast<uint32_t *> (g_dyn_smem);
+  for (int i = 0; i < p.nin; i++) {
+    if ((int) blockIdx.x >= p.in[i].block_begin &&
+        (int) blockIdx.x < p.in[i].block_begin + p.in[i].nblocks) {
+      if (p.algo == kGPacked)
+        g_block_work<kGPacked> (p, p.in[i], smem);
+      else
+        g_block_work<kGWarpAgg> (p, p.in[i], smem);
+    }
+  }
+}
+
 /* ---- host side -------------------------------------------------------------- */
 
 constexpr int kMaxDevices = 64;
@@ -526,11 +807,13 @@ constexpr int kMaxDevices = 64;
 struct DevInfo {
   bool ready = false;
   int sms = 0;
-  size_t dyn_max = 0;     /* dynamic shared memory a block may use */
+  size_t dyn_max = 0;     /* dynamic shared memory a block may use (8-bit path) */
+  size_t dyn_max_g = 0;   /* the same for the general path */
 };
 
 struct OccEntry {
   int dev;
+  const void *func;
   int threads;
   size_t smem;
   int blocks;
@@ -561,8 +844,14 @@ device_info (int *dev, DevInfo *info)
     dyn = std::min (dyn, kMaxDynSmem);
     CIP_CUDA_TRY (cudaFuncSetAttribute (histogram_kernel,
         cudaFuncAttributeMaxDynamicSharedMemorySize, (int) dyn));
+    CIP_CUDA_TRY (cudaFuncGetAttributes (&fa, general_kernel));
+    size_t dyn_g = (size_t) optin > fa.sharedSizeBytes ? (size_t) optin - fa.sharedSizeBytes : 0;
+    dyn_g = std::min (dyn_g, kMaxDynSmemGeneral);
+    CIP_CUDA_TRY (cudaFuncSetAttribute (general_kernel,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) dyn_g));
     d.sms = sms > 0 ? sms : 1;
     d.dyn_max = dyn;
+    d.dyn_max_g = dyn_g;
     d.ready = true;
   }
   *info = d;
@@ -571,24 +860,68 @@ device_info (int *dev, DevInfo *info)
 
 /* Resident blocks per SM for this block size and dynamic shared memory,
  * cached. */
+template <typename F>
 Status
-blocks_per_sm (int dev, int threads, size_t smem, int *blocks)
+blocks_per_sm (int dev, int threads, size_t smem, int *blocks, F func)
 {
   std::lock_guard<std::mutex> lock (g_mu);
   for (const OccEntry &e : g_occ) {
-    if (e.dev == dev && e.threads == threads && e.smem == smem) {
+    if (e.dev == dev && e.func == (const void *) func && e.threads == threads &&
+        e.smem == smem) {
       *blocks = e.blocks;
       return Status::ok;
     }
   }
   int n = 0;
   CIP_CUDA_TRY (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
-      histogram_kernel, threads, smem));
+      func, threads, smem));
   n = std::max (n, 1);
   if (g_occ.size () < 256)
-    g_occ.push_back ({ dev, threads, smem, n });
+    g_occ.push_back ({ dev, (const void *) func, threads, smem, n });
   *blocks = n;
   return Status::ok;
+}
+
+/* Items per row of the vector paths for rows of `span` bytes (the first
+ * chunk may start 15 bytes early), and of the generic path for `width`
+ * samples. */
+uint64_t
+vec_items_per_row (size_t span)
+{
+  const uint64_t chunks = (span + 30) / 16;
+  return (chunks + kChunksPerItem - 1) / kChunksPerItem;
+}
+
+uint64_t
+generic_items_per_row (int width)
+{
+  return ((uint64_t) width + 32 * kSamps - 1) / (32 * kSamps);
+}
+
+/* Blocks of the grid: one per warps * kMinItemsPerWarp items, at most what
+ * is resident at once (or the debug cap), shared between the groups (or
+ * inputs) g[0 .. n) by their items; sets their block ranges and returns the
+ * grid size (at least 1). */
+template <typename G>
+int
+share_grid (const DevInfo &di, int threads, int per_sm, G *g, int n,
+    uint64_t total_items)
+{
+  const uint64_t per_block = (uint64_t) (threads / 32) * kMinItemsPerWarp;
+  uint64_t cap = (uint64_t) di.sms * (uint64_t) per_sm;
+  const int user_cap = g_max_blocks.load ();
+  if (user_cap > 0)
+    cap = std::min<uint64_t> (cap, (uint64_t) user_cap);
+  const uint64_t target = std::min<uint64_t> (cap,
+      (total_items + per_block - 1) / per_block);
+  int grid = 0;
+  for (int k = 0; k < n; k++) {
+    const uint64_t nb = std::max<uint64_t> (1, target * g[k].items / total_items);
+    g[k].block_begin = grid;
+    g[k].nblocks = (int) nb;
+    grid += (int) nb;
+  }
+  return grid > 0 ? grid : 1;
 }
 
 /* One input as the host sees it when grouping. */
@@ -635,6 +968,120 @@ joinable (const HostGroup &g, const HostIn *in, const HostIn &x)
   return hi - lo <= (uintptr_t) x.s - 1;
 }
 
+/* The general path of histogram() (arguments validated). */
+Status
+histogram_general (const HistInput *inputs, int count, int bins,
+    uint32_t *d_hist, bool accumulate, Stream stream, HistAlgorithm algo)
+{
+  if (algo == HistAlgorithm::replicated || algo == HistAlgorithm::packed8)
+    return Status::unsupported;   /* 8-bit-path variants */
+  int dev = 0;
+  DevInfo di;
+  Status st = device_info (&dev, &di);
+  if (st != Status::ok)
+    return st;
+
+  GParams prm;
+  memset (&prm, 0, sizeof (prm));
+  prm.bins = bins;
+  const uint32_t words = (((uint32_t) bins + 1) / 2 + 3) & ~3u;
+  prm.copy_words = words;
+  const bool fits = (size_t) words * 4 <= di.dyn_max_g;
+  prm.algo = algo == HistAlgorithm::warp_aggregated || !fits ? kGWarpAgg : kGPacked;
+  if (algo == HistAlgorithm::packed16 && !fits)
+    return Status::unsupported;
+
+  uint64_t total_items = 0;
+  for (int i = 0; i < count; i++) {
+    const HistInput &x = inputs[i];
+    const ImageView &v = x.view;
+    if (v.width == 0 || v.height == 0)
+      continue;
+    GInput &g = prm.in[prm.nin++];
+    uint32_t lo, hi;
+    histogram_range (x, &lo, &hi);
+    g.out = d_hist + (size_t) i * bins;
+    g.bytes = v.bytes;
+    g.shift = v.shift;
+    g.vmask = v.max_value ();
+    g.luma = x.source != HistSource::plane ? 1 : 0;
+    g.c0 = x.source == HistSource::luma_bgr ? kLuma709B : kLuma709R;
+    g.c2 = x.source == HistSource::luma_bgr ? kLuma709R : kLuma709B;
+    g.lo = lo;
+    g.vspan = hi - lo + 1;
+    g.pshift = -1;
+    for (int k = 0; k < 17; k++)
+      if (((uint64_t) bins << k) == (uint64_t) g.vspan)
+        g.pshift = k;
+    g.magic = 0xFFFFFFFFu / g.vspan;
+    g.step = v.step;
+    g.pitch = v.height > 1 ? v.pitch : 0;
+    uint64_t rows = (uint64_t) v.height, ipr;
+    if (!g.luma && v.step == v.bytes) {
+      /* planar: 16-byte vectors */
+      g.path = v.bytes == 1 ? kPathVec1 : kPathVec2;
+      g.base = v.data;
+      size_t span = (size_t) v.width * (size_t) v.bytes;
+      if (v.height > 1 && v.pitch == span) {
+        span *= (size_t) v.height;     /* no gaps between rows: one long row */
+        rows = 1;
+      }
+      g.span = span;
+      ipr = vec_items_per_row (span);
+    } else {
+      g.path = kPathGeneric;
+      g.base = v.data;
+      g.span = (size_t) v.width;
+      ipr = generic_items_per_row (v.width);
+    }
+    if (rows * ipr > 0x7FFFFFFFull)
+      return Status::unsupported;
+    g.items_per_row = (uint32_t) ipr;
+    g.items = (uint32_t) (rows * ipr);
+    total_items += g.items;
+  }
+
+  if (!accumulate)
+    CIP_CUDA_TRY (cudaMemsetAsync (d_hist, 0, (size_t) count * bins * 4, stream));
+  if (prm.nin == 0)
+    return Status::ok;
+
+  /* packed: as many copies (a power of two, up to one per warp) as leave
+   * two 512-thread blocks per SM; one copy in a 1024-thread block when only
+   * one block fits; warp_aggregated: 512 threads, no shared memory */
+  int threads = kSmallThreads, per_sm = 1;
+  size_t smem = 0;
+  if (prm.algo == kGPacked) {
+    prm.copies = 1;
+    for (int c = kSmallThreads / 32; c >= 1; c /= 2) {
+      if ((size_t) c * words * 4 > di.dyn_max_g)
+        continue;
+      st = blocks_per_sm (dev, kSmallThreads, (size_t) c * words * 4, &per_sm,
+          general_kernel);
+      if (st != Status::ok)
+        return st;
+      prm.copies = c;
+      if (per_sm >= 2)
+        break;
+    }
+    smem = (size_t) prm.copies * words * 4;
+    if (per_sm < 2) {
+      threads = kMaxThreads;
+      st = blocks_per_sm (dev, threads, smem, &per_sm, general_kernel);
+    }
+  } else {
+    st = blocks_per_sm (dev, threads, smem, &per_sm, general_kernel);
+  }
+  if (st != Status::ok)
+    return st;
+
+  const int grid = share_grid (di, threads, per_sm, prm.in, prm.nin, total_items);
+
+  general_kernel<<<grid, threads, smem, stream>>> (prm);
+  CIP_LAUNCH_CHECK (stream, "histogram (general path)");
+  return Status::ok;
+}
+
 }  // namespace
 
 void
@@ -666,6 +1113,9 @@ histogram (const HistInput *inputs, int count, int bins, uint32_t *d_hist,
   if ((int) algo < (int) HistAlgorithm::automatic ||
       (int) algo > (int) HistAlgorithm::warp_aggregated)
     return Status::invalid_argument;
+  if (!histogram_is_8bit_path (inputs, count, bins))
+    return histogram_general (inputs, count, bins, d_hist, accumulate, stream,
+        algo);
 
   /* inputs with pixels, and whether the vector paths can read them */
   HostIn in[kHistogramMaxInputs];
@@ -783,13 +1233,12 @@ histogram (const HistInput *inputs, int count, int bins, uint32_t *d_hist,
         rows = 1;
       }
       g.span = span;
-      const uint64_t chunks = (span + 30) / 16;   /* first chunk may start 15 bytes early */
-      ipr = (chunks + kChunksPerItem - 1) / kChunksPerItem;
+      ipr = vec_items_per_row (span);
     } else {
       g.path = kPathGeneric;
       g.base = reinterpret_cast<const uint8_t *> (f.d);
       g.span = (size_t) f.w;
-      ipr = ((uint64_t) f.w + 32 * kSamps - 1) / (32 * kSamps);
+      ipr = generic_items_per_row (f.w);
     }
     if (rows * ipr > 0x7FFFFFFFull)
       return Status::unsupported;
@@ -803,31 +1252,16 @@ histogram (const HistInput *inputs, int count, int bins, uint32_t *d_hist,
    * resident at once, shared between the groups by their work */
   int threads = kSmallThreads, per_sm = 1;
   if (ng > 0) {
-    st = blocks_per_sm (dev, threads, smem, &per_sm);
+    st = blocks_per_sm (dev, threads, smem, &per_sm, histogram_kernel);
     if (st == Status::ok && per_sm < 2) {
       threads = kMaxThreads;
-      st = blocks_per_sm (dev, threads, smem, &per_sm);
+      st = blocks_per_sm (dev, threads, smem, &per_sm, histogram_kernel);
     }
     if (st != Status::ok)
       return st;
   }
-  const uint64_t per_block = (uint64_t) (threads / 32) * kMinItemsPerWarp;
-  uint64_t cap = (uint64_t) di.sms * (uint64_t) per_sm;
-  const int user_cap = g_max_blocks.load ();
-  if (user_cap > 0)
-    cap = std::min<uint64_t> (cap, (uint64_t) user_cap);
-  const uint64_t target = std::min<uint64_t> (cap,
-      (total_items + per_block - 1) / per_block);
-  int grid = 0;
-  for (int k = 0; k < ng; k++) {
-    Group &g = prm.g[k];
-    const uint64_t nb = std::max<uint64_t> (1, target * g.items / total_items);
-    g.block_begin = grid;
-    g.nblocks = (int) nb;
-    grid += (int) nb;
-  }
-  if (grid == 0)
-    grid = 1;       /* no pixels: one block writes the zeros */
+  /* no pixels: one block writes the zeros */
+  const int grid = share_grid (di, threads, per_sm, prm.g, ng, total_items);
 
   histogram_kernel<<<grid, threads, smem, stream>>> (prm);
   CIP_LAUNCH_CHECK (stream, "histogram");
@@ -853,7 +1287,7 @@ __global__ void
 __launch_bounds__ (kDrawBlockX * kDrawBlockY)
 histogram_draw_kernel (const __grid_constant__ DrawParams prm)
 {
-  __shared__ uint32_t h[kHistogramMaxInputs * kHistogramMaxBins];
+  __shared__ uint32_t h[kHistogramMaxInputs * kHistDrawMaxBins];
   __shared__ uint32_t mx[kHistogramMaxInputs];
   const int tid = threadIdx.y * kDrawBlockX + threadIdx.x;
   const int n = prm.count * prm.bins;

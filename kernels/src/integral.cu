@@ -41,9 +41,20 @@
  * Only the control words are initialized; vectors are read only after their
  * flag says they were written. Vectors are valid up to the width rounded up
  * to 16 (zeros past the width).
+ *
+ * 16-bit samples (ImageView bytes 2) take a separate, plain path of four
+ * launches (the 8-bit kernels above keep their byte-packed loads and u16
+ * strip sums): each output row is the inclusive scan of its source row
+ * (cub::BlockScan, one block per row); then strips of kSat16Rows rows sum
+ * their columns, a scan over the strips of every column gives each strip's
+ * column prefix, and each strip adds its prefix down its columns in place.
+ * In u32 every step wraps modulo 2^32 (the same ring identity as 8-bit); in
+ * u64 everything is exact (a squared sum below 65535^4 < 2^64).
  */
 #include <algorithm>
 #include <cstdint>
+
+#include <cub/block/block_scan.cuh>
 
 #include "cip/integral.h"
 #include "detail/check.cuh"
@@ -1036,6 +1047,226 @@ sat_config (int width, int height, SatType type, bool squared,
 
 }  // namespace detail
 
+namespace {
+
+/* ---- 16-bit samples ------------------------------------------------------ */
+
+constexpr int kSat16Rows = 64;          /* rows per strip of the column pass */
+constexpr int kSat16Threads = 256;
+constexpr int kSat16Items = 8;          /* columns per thread per row tile */
+
+struct Sat16Params {
+  const uint8_t *src;
+  size_t src_pitch;
+  int width, height, step, shift;
+  uint32_t mask;
+  uint8_t *sum;
+  size_t sum_pitch;
+  uint8_t *sq;                          /* u64 table or null */
+  size_t sq_pitch;
+  int strips;
+  uint8_t *tot, *totq;                  /* [strips][width + 1] of T / u64 */
+};
+
+size_t
+sat16_workspace_bytes (int width, int height, SatType type, bool squared)
+{
+  const size_t strips = ((size_t) height + kSat16Rows - 1) / kSat16Rows;
+  const size_t cols = (size_t) width + 1;
+  const size_t es = type == SatType::u32 ? 4 : 8;
+  /* after the 8-bit path's control words and flags, which stay zero */
+  return align256 (kDataOffset) + align256 (strips * cols * es) +
+      (squared ? strips * cols * 8 : 0);
+}
+
+template <typename T>
+__device__ __forceinline__ T *
+row_of (uint8_t *base, size_t pitch, int y)
+{
+  return reinterpret_cast<T *> (base + (size_t) y * pitch);
+}
+
+/* Row pass: output row y + 1 = (0, inclusive scan of source row y); block b
+ * takes rows b - 1, b - 1 + gridDim.x, ... (row -1: output row 0, zeros). */
+template <typename T, bool SQ>
+__global__ void __launch_bounds__ (kSat16Threads)
+sat16_rows (const Sat16Params p)
+{
+  using Scan = cub::BlockScan<T, kSat16Threads>;
+  using ScanQ = cub::BlockScan<u64, kSat16Threads>;
+  __shared__ typename Scan::TempStorage ts;
+  __shared__ typename ScanQ::TempStorage tsq;
+  const int tid = threadIdx.x;
+  for (int y = (int) blockIdx.x - 1; y < p.height; y += (int) gridDim.x) {
+    T *out = row_of<T> (p.sum, p.sum_pitch, y + 1);
+    u64 *oq = SQ ? row_of<u64> (p.sq, p.sq_pitch, y + 1) : nullptr;
+    if (y < 0) {
+      for (int x = tid; x <= p.width; x += kSat16Threads) {
+        out[x] = 0;
+        if (SQ)
+          oq[x] = 0;
+      }
+      continue;
+    }
+    if (tid == 0) {
+      out[0] = 0;
+      if (SQ)
+        oq[0] = 0;
+    }
+    const uint8_t *row = p.src + (size_t) y * p.src_pitch;
+    T carry = 0;
+    u64 carryq = 0;
+    for (int x0 = 0; x0 < p.width; x0 += kSat16Threads * kSat16Items) {
+      T v[kSat16Items], pre[kSat16Items], agg;
+      u64 q[kSat16Items], preq[kSat16Items], aggq = 0;
+#pragma unroll
+      for (int k = 0; k < kSat16Items; k++) {
+        const int x = x0 + tid * kSat16Items + k;
+        uint32_t s = 0;
+        if (x < p.width)
+          s = ((uint32_t) __ldg (reinterpret_cast<const unsigned short *> (row +
+                      (size_t) x * p.step)) >> p.shift) & p.mask;
+        v[k] = (T) s;
+        q[k] = (u64) s * s;
+      }
+      Scan (ts).ExclusiveSum (v, pre, agg);
+      if (SQ)
+        ScanQ (tsq).ExclusiveSum (q, preq, aggq);
+#pragma unroll
+      for (int k = 0; k < kSat16Items; k++) {
+        const int x = x0 + tid * kSat16Items + k;
+        if (x < p.width) {
+          out[x + 1] = carry + pre[k] + v[k];
+          if (SQ)
+            oq[x + 1] = carryq + preq[k] + q[k];
+        }
+      }
+      carry += agg;
+      carryq += aggq;
+      __syncthreads ();         /* the scans' storage is reused */
+    }
+  }
+}
+
+/* Column passes 1 and 3 over strip s of column x (output rows 1 + s * R ..):
+ * PREFIX false: tot[s][x] = the strip's column sum; PREFIX true: each row
+ * becomes the running sum from tot[s][x] (the strip's prefix) down. */
+template <typename T, bool SQ, bool PREFIX>
+__global__ void
+sat16_strip_columns (const Sat16Params p)
+{
+  const int x = (int) (blockIdx.x * blockDim.x + threadIdx.x) + 1;
+  const int s = (int) blockIdx.y;
+  if (x > p.width)
+    return;
+  const size_t ti = (size_t) s * ((size_t) p.width + 1) + x;
+  T run = PREFIX ? reinterpret_cast<const T *> (p.tot)[ti] : 0;
+  u64 runq = PREFIX && SQ ? reinterpret_cast<const u64 *> (p.totq)[ti] : 0;
+  const int y1 = min (p.height, (s + 1) * kSat16Rows);
+  for (int y = s * kSat16Rows + 1; y <= y1; y++) {
+    T *o = row_of<T> (p.sum, p.sum_pitch, y) + x;
+    run += __ldcg (o);
+    if (PREFIX)
+      *o = run;
+    if (SQ) {
+      u64 *oq = row_of<u64> (p.sq, p.sq_pitch, y) + x;
+      runq += __ldcg (oq);
+      if (PREFIX)
+        *oq = runq;
+    }
+  }
+  if (!PREFIX) {
+    reinterpret_cast<T *> (p.tot)[ti] = run;
+    if (SQ)
+      reinterpret_cast<u64 *> (p.totq)[ti] = runq;
+  }
+}
+
+/* Column pass 2: the strips' sums of every column become exclusive prefixes. */
+template <typename T, bool SQ>
+__global__ void
+sat16_strip_scan (const Sat16Params p)
+{
+  const int x = (int) (blockIdx.x * blockDim.x + threadIdx.x) + 1;
+  if (x > p.width)
+    return;
+  const size_t cols = (size_t) p.width + 1;
+  T run = 0;
+  u64 runq = 0;
+  for (int s = 0; s < p.strips; s++) {
+    T *t = reinterpret_cast<T *> (p.tot) + (size_t) s * cols + x;
+    const T v = *t;
+    *t = run;
+    run += v;
+    if (SQ) {
+      u64 *tq = reinterpret_cast<u64 *> (p.totq) + (size_t) s * cols + x;
+      const u64 vq = *tq;
+      *tq = runq;
+      runq += vq;
+    }
+  }
+}
+
+template <typename T, bool SQ>
+Status
+run_sat16 (const Sat16Params &p, cudaStream_t stream)
+{
+  const int rows_grid = std::min (p.height + 1, 8192);
+  sat16_rows<T, SQ><<<rows_grid, kSat16Threads, 0, stream>>> (p);
+  CIP_LAUNCH_CHECK (stream, "sat16_rows");
+  const dim3 cgrid ((unsigned) ((p.width + 255) / 256), (unsigned) p.strips);
+  if (p.strips > 1) {
+    sat16_strip_columns<T, SQ, false><<<cgrid, 256, 0, stream>>> (p);
+    CIP_LAUNCH_CHECK (stream, "sat16_strip_sums");
+    sat16_strip_scan<T, SQ><<<(p.width + 255) / 256, 256, 0, stream>>> (p);
+    CIP_LAUNCH_CHECK (stream, "sat16_strip_scan");
+  } else {
+    /* one strip: its prefix is zero */
+    CIP_CUDA_TRY (cudaMemsetAsync (p.tot, 0, ((size_t) p.width + 1) *
+            sizeof (T), stream));
+    if (SQ)
+      CIP_CUDA_TRY (cudaMemsetAsync (p.totq, 0, ((size_t) p.width + 1) * 8,
+              stream));
+  }
+  sat16_strip_columns<T, SQ, true><<<cgrid, 256, 0, stream>>> (p);
+  CIP_LAUNCH_CHECK (stream, "sat16_columns");
+  return Status::ok;
+}
+
+/* The 16-bit path of integral() (arguments checked, sizes non-zero). */
+Status
+integral16 (const ImageView &src, SatType type, const SatDest &dst,
+    void *d_ws, size_t ws_bytes, cudaStream_t stream)
+{
+  const int w = src.width, h = src.height;
+  const bool sq = dst.sqsum != nullptr;
+  if (!d_ws || ws_bytes < sat16_workspace_bytes (w, h, type, sq) ||
+      (uintptr_t) d_ws % 16 != 0)
+    return Status::invalid_argument;
+  Sat16Params p;
+  p.src = src.data;
+  p.src_pitch = src.pitch;
+  p.width = w;
+  p.height = h;
+  p.step = src.step;
+  p.shift = src.shift;
+  p.mask = src.max_value ();
+  p.sum = static_cast<uint8_t *> (dst.sum);
+  p.sum_pitch = dst.sum_pitch;
+  p.sq = reinterpret_cast<uint8_t *> (dst.sqsum);
+  p.sq_pitch = dst.sqsum_pitch;
+  p.strips = (h + kSat16Rows - 1) / kSat16Rows;
+  const size_t es = type == SatType::u32 ? 4 : 8;
+  p.tot = static_cast<uint8_t *> (d_ws) + align256 (kDataOffset);
+  p.totq = p.tot + align256 ((size_t) p.strips * ((size_t) w + 1) * es);
+  if (type == SatType::u32)
+    return sq ? run_sat16<uint32_t, true> (p, stream) :
+        run_sat16<uint32_t, false> (p, stream);
+  return sq ? run_sat16<u64, true> (p, stream) : run_sat16<u64, false> (p, stream);
+}
+
+}  // namespace
+
 /* The choice of SatAlgorithm::automatic, from bench/integral on an H200
  * (u32, median of 100 runs; NPP nppiIntegral_8u32s 0.072 / 0.250 / 1.04 /
  * 9.10 ms):
@@ -1066,7 +1297,8 @@ integral_workspace_bytes (int width, int height, SatType type, bool squared)
       SatAlgorithm::single_pass);
   const detail::SatConfig b = detail::sat_config (width, height, type, squared,
       SatAlgorithm::multi_pass);
-  return make_layout (width, std::max (a.strips, b.strips), squared).total;
+  return std::max (make_layout (width, std::max (a.strips, b.strips),
+          squared).total, sat16_workspace_bytes (width, height, type, squared));
 }
 
 Status
@@ -1190,6 +1422,8 @@ integral (const ImageView &src, SatType type, const SatDest &dst, void *d_ws,
   }
   if (w > detail::kSatMaxSide || h > detail::kSatMaxSide)
     return Status::unsupported;
+  if (src.bytes == 2)
+    return integral16 (src, type, dst, d_ws, ws_bytes, cs);
   const bool sq = dst.sqsum != nullptr;
   const detail::SatConfig cfg = detail::sat_config (w, h, type, sq, algo);
   const Layout lay = make_layout (w, cfg.strips, sq);

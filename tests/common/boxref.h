@@ -11,19 +11,16 @@
 
 namespace testutil {
 
-/* Filters a w x h plane (sample (x, y) at px[y * pitch + x * step]) into a
- * tight w x h array. replicate: coordinates clamped to the frame; else (clip)
- * only the samples inside count, and the area is their number. */
-inline std::vector<uint8_t>
-sliding_box (const uint8_t * px, size_t pitch, int step, int w, int h, int rx,
-    int ry, bool replicate)
+/* Filters a w x h plane whose sample (x, y) has the value at (x, y) into a
+ * tight w x h array of values. replicate: coordinates clamped to the frame;
+ * else (clip) only the samples inside count, and the area is their number. */
+template <typename At>
+inline std::vector<uint32_t>
+sliding_box_values (At at, int w, int h, int rx, int ry, bool replicate)
 {
-  std::vector<uint8_t> out ((size_t) w * h);
+  std::vector<uint32_t> out ((size_t) (w > 0 ? w : 0) * (h > 0 ? h : 0));
   if (w <= 0 || h <= 0)
     return out;
-  auto at = [&] (int x, int y) -> uint64_t {
-    return px[(size_t) y * pitch + (size_t) x * step];
-  };
   /* a window position i of a row (column) of n samples: its sample index, or
    * -1 when clip leaves it out */
   auto idx = [replicate] (int i, int n) -> int {
@@ -40,15 +37,15 @@ sliding_box (const uint8_t * px, size_t pitch, int step, int w, int h, int rx,
     for (int i = -rx; i <= rx; i++) {
       int k = idx (i, w);
       if (k >= 0)
-        s += at (k, y);
+        s += (uint64_t) at (k, y);
     }
     for (int x = 0; x < w; x++) {
       hs[(size_t) y * w + x] = s;
       int in = idx (x + rx + 1, w), outk = idx (x - rx, w);
       if (in >= 0)
-        s += at (in, y);
+        s += (uint64_t) at (in, y);
       if (outk >= 0)
-        s -= at (outk, y);
+        s -= (uint64_t) at (outk, y);
     }
   }
   /* vertical window sums of those, row by row */
@@ -66,7 +63,7 @@ sliding_box (const uint8_t * px, size_t pitch, int step, int w, int h, int rx,
       uint64_t cols = replicate ? 2 * (uint64_t) rx + 1 :
           (uint64_t) (std::min (x + rx, w - 1) - std::max (x - rx, 0) + 1);
       uint64_t area = rows * cols;
-      out[(size_t) y * w + x] = (uint8_t) ((vs[x] + area / 2) / area);
+      out[(size_t) y * w + x] = (uint32_t) ((vs[x] + area / 2) / area);
     }
     int in = idx (y + ry + 1, h), outk = idx (y - ry, h);
     for (int x = 0; x < w; x++) {
@@ -77,6 +74,18 @@ sliding_box (const uint8_t * px, size_t pitch, int step, int w, int h, int rx,
     }
   }
   return out;
+}
+
+
+/* The same on an 8-bit plane (sample (x, y) at px[y * pitch + x * step]). */
+inline std::vector<uint8_t>
+sliding_box (const uint8_t * px, size_t pitch, int step, int w, int h, int rx,
+    int ry, bool replicate)
+{
+  std::vector<uint32_t> v = sliding_box_values ([&] (int x, int y) {
+        return px[(size_t) y * pitch + (size_t) x * step];
+      }, w, h, rx, ry, replicate);
+  return std::vector<uint8_t> (v.begin (), v.end ());
 }
 
 }  // namespace testutil

@@ -14,6 +14,10 @@ const GstVideoFormat all_formats[8] = { GST_VIDEO_FORMAT_GRAY8,
   GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
   GST_VIDEO_FORMAT_BGRx };
 
+const GstVideoFormat hbd_formats[5] = { GST_VIDEO_FORMAT_GRAY16_LE,
+  GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_P016_LE,
+  GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_Y444_16LE };
+
 GstVideoInfo
 video_info (GstVideoFormat fmt, int w, int h)
 {
@@ -34,15 +38,46 @@ video_caps (const GstVideoInfo * info, bool cuda)
   return caps;
 }
 
+/* First byte of component `comp` (GST_VIDEO_FRAME_COMP_DATA, except that
+ * GStreamer 1.22 gives the V of P010_10LE / P016_LE the offset 1, in
+ * samples: 2 bytes). */
+static guint8 *
+comp_data (const GstVideoFrame * f, guint comp)
+{
+  const GstVideoFormatInfo *fi = f->info.finfo;
+  guint off = GST_VIDEO_FORMAT_INFO_POFFSET (fi, comp);
+  if (GST_VIDEO_FORMAT_INFO_DEPTH (fi, comp) > 8 && off % 2 != 0)
+    off *= 2;
+  return (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (f,
+      GST_VIDEO_FORMAT_INFO_PLANE (fi, comp)) + off;
+}
+
 static void
 fill_frame (GstVideoFrame * f, Content c, uint32_t seed)
 {
   for (guint comp = 0; comp < GST_VIDEO_FRAME_N_COMPONENTS (f); comp++) {
-    HostImage img = make_image (GST_VIDEO_FRAME_COMP_WIDTH (f, comp),
-        GST_VIDEO_FRAME_COMP_HEIGHT (f, comp), c, seed + 101u * comp);
-    guint8 *d = (guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, comp);
+    const guint depth = GST_VIDEO_FRAME_COMP_DEPTH (f, comp);
+    guint8 *d = comp_data (f, comp);
     gint stride = GST_VIDEO_FRAME_COMP_STRIDE (f, comp);
     gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE (f, comp);
+    const int w = GST_VIDEO_FRAME_COMP_WIDTH (f, comp);
+    const int h = GST_VIDEO_FRAME_COMP_HEIGHT (f, comp);
+    if (depth > 8) {
+      /* 16-bit words: the value at the format's shift, garbage in the other
+       * bits (which readers must ignore, e.g. P010's low six) */
+      const guint shift = GST_VIDEO_FORMAT_INFO_SHIFT (f->info.finfo, comp);
+      HostImage img = make_image16 (w, h, c, (int) depth, (int) shift,
+          seed + 101u * comp, 1, 0, true);
+      for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+          const uint8_t *s = img.row (y) + 2 * x;
+          guint8 *q = d + (size_t) y * stride + (size_t) x * ps;
+          q[0] = s[0];
+          q[1] = s[1];
+        }
+      continue;
+    }
+    HostImage img = make_image (w, h, c, seed + 101u * comp);
     for (int y = 0; y < img.height; y++)
       for (int x = 0; x < img.width; x++)
         d[(size_t) y * stride + (size_t) x * ps] = img.row (y)[x];
@@ -102,6 +137,30 @@ read_component (GstBuffer * buf, const GstVideoInfo * info, guint comp)
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++)
       out[(size_t) y * w + x] = d[(size_t) y * stride + (size_t) x * ps];
+  gst_video_frame_unmap (&f);
+  return out;
+}
+
+std::vector<uint32_t>
+read_values (GstBuffer * buf, const GstVideoInfo * info, guint comp, bool raw)
+{
+  GstVideoFrame f;
+  g_assert (gst_video_frame_map (&f, info, buf, GST_MAP_READ));
+  int w = GST_VIDEO_FRAME_COMP_WIDTH (&f, comp);
+  int h = GST_VIDEO_FRAME_COMP_HEIGHT (&f, comp);
+  const guint8 *d = comp_data (&f, comp);
+  gint stride = GST_VIDEO_FRAME_COMP_STRIDE (&f, comp);
+  gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE (&f, comp);
+  const guint depth = GST_VIDEO_FRAME_COMP_DEPTH (&f, comp);
+  const guint shift = GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, comp);
+  std::vector<uint32_t> out ((size_t) w * h);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      const guint8 *p = d + (size_t) y * stride + (size_t) x * ps;
+      /* little-endian words for the 16-bit formats */
+      uint32_t s = depth > 8 ? (uint32_t) p[0] | ((uint32_t) p[1] << 8) : p[0];
+      out[(size_t) y * w + x] = raw ? s : (s >> shift) & ((1u << depth) - 1u);
+    }
   gst_video_frame_unmap (&f);
   return out;
 }

@@ -19,7 +19,8 @@ namespace testutil {
 
 /* A system-memory buffer for `info` whose rows are padded by `pad` bytes
  * (0 = GStreamer's default strides), each component filled with content c
- * (seed varies per component). Padding bytes hold 0xA5. */
+ * at the component's depth (seed varies per component; 10-bit formats get
+ * garbage in the bits outside the value). Padding bytes hold 0xA5. */
 GstBuffer *make_video_buffer (const GstVideoInfo * info, Content c,
     uint32_t seed, int pad = 0);
 
@@ -28,7 +29,14 @@ GstBuffer *make_video_buffer (const GstVideoInfo * info, Content c,
 void fill_video_buffer (GstBuffer * buf, const GstVideoInfo * info, Content c,
     uint32_t seed);
 
-/* Component `comp` of a buffer as a tight W x H byte array. */
+/* The values of component `comp` of a buffer as a tight W x H array (any
+ * depth: 16-bit words read little-endian, shifted and masked as the format
+ * says, e.g. P010's high ten bits); raw: the whole samples (words) as
+ * stored. */
+std::vector<uint32_t> read_values (GstBuffer * buf, const GstVideoInfo * info,
+    guint comp, bool raw = false);
+
+/* Component `comp` of an 8-bit format as a tight W x H byte array. */
 std::vector<uint8_t> read_component (GstBuffer * buf, const GstVideoInfo * info,
     guint comp);
 
@@ -37,8 +45,11 @@ GstCaps *video_caps (const GstVideoInfo * info, bool cuda = false);
 
 GstVideoInfo video_info (GstVideoFormat fmt, int w, int h);
 
-/* Every format the elements accept in system memory. */
+/* Every 8-bit format the elements accept in system memory. */
 extern const GstVideoFormat all_formats[8];
+/* The 10- and 16-bit formats (GRAY16_LE: system memory only). Frames of
+ * them are filled with garbage in the bits outside each value. */
+extern const GstVideoFormat hbd_formats[5];
 
 /* Every byte of a buffer (e.g. to check that video passed unchanged). */
 std::vector<uint8_t> buffer_bytes (GstBuffer * buf);

@@ -38,7 +38,19 @@ HostImage::view (int channel) const
   v.width = width;
   v.height = height;
   v.step = step;
+  v.bytes = sample_bytes;
+  v.depth = depth;
+  v.shift = shift;
   return v;
+}
+
+uint32_t
+HostImage::value (int x, int y, int channel) const
+{
+  const uint8_t *p = bytes.data () + (size_t) y * pitch + (size_t) x * step +
+      (size_t) channel * sample_bytes;
+  uint32_t s = sample_bytes == 2 ? (uint32_t) p[0] | ((uint32_t) p[1] << 8) : p[0];
+  return (s >> shift) & ((1u << depth) - 1u);
 }
 
 static uint32_t
@@ -48,6 +60,69 @@ xorshift (uint32_t &s)
   s ^= s >> 17;
   s ^= s << 5;
   return s;
+}
+
+uint32_t
+content_value (Content c, int x, int y, int width, int height, int depth,
+    uint32_t seed, uint32_t &s)
+{
+  const uint32_t max = (1u << depth) - 1u;
+  /* 8-bit contents scaled to the depth: v8 * max / 255 */
+  auto scale = [&] (uint32_t v8) { return (uint32_t) ((uint64_t) v8 * max / 255u); };
+  switch (c) {
+    case Content::random: return xorshift (s) >> (32 - depth);
+    case Content::constant: return scale ((uint8_t) (37 + seed * 11));
+    case Content::zeros: return 0;
+    case Content::all255: return max;
+    case Content::gradient:
+      return (uint32_t) ((uint64_t) x * max / (uint64_t) (width > 1 ? width - 1 : 1) / 2 +
+          (uint64_t) y * max / (uint64_t) (height > 1 ? height - 1 : 1) / 2);
+    case Content::checkerboard: return scale (((x / 8 + y / 8) & 1) ? 235 : 16);
+    case Content::natural: {
+      double fx = (double) x / 97.0, fy = (double) y / 71.0;
+      double base = 110 + 60 * std::sin (fx) * std::cos (fy * 0.7) +
+          40 * std::sin ((fx + fy) * 0.3);
+      double n = (double) (xorshift (s) >> 28) - 7.5;
+      double v = (base + n) * (double) max / 255.0;
+      long iv = std::lround (v);
+      return (uint32_t) (iv < 0 ? 0 : iv > (long) max ? (long) max : iv);
+    }
+  }
+  return 0;
+}
+
+HostImage
+make_image16 (int width, int height, Content c, int depth, int shift,
+    uint32_t seed, int channels, size_t pad, bool junk)
+{
+  HostImage img;
+  img.width = width;
+  img.height = height;
+  img.step = 2 * channels;
+  img.sample_bytes = 2;
+  img.depth = depth;
+  img.shift = shift;
+  img.pitch = (size_t) width * img.step + pad;
+  if (img.pitch == 0)
+    img.pitch = 2;
+  img.bytes.assign (img.pitch * (size_t) (height > 0 ? height : 1), 0xA5);
+  const uint32_t mask = ((1u << depth) - 1u) << shift;
+  for (int ch = 0; ch < channels; ch++) {
+    const uint32_t cs = seed + 7919u * ch;
+    uint32_t s = cs * 2654435761u + 12345u, js = cs * 40503u + 7u;
+    if (s == 0)
+      s = 1;
+    for (int y = 0; y < height; y++)
+      for (int x = 0; x < width; x++) {
+        uint32_t w = content_value (c, x, y, width, height, depth, cs, s) << shift;
+        if (junk)
+          w |= xorshift (js) & 0xFFFFu & ~mask;
+        uint8_t *p = img.row (y) + (size_t) x * img.step + 2 * ch;
+        p[0] = (uint8_t) w;
+        p[1] = (uint8_t) (w >> 8);
+      }
+  }
+  return img;
 }
 
 void

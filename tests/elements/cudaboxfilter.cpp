@@ -136,16 +136,32 @@ check_output (GstBuffer * in, GstBuffer * out, const GstVideoInfo * info,
   for (guint c = first; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
     int w = GST_VIDEO_INFO_COMP_WIDTH (info, c);
     int h = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
-    std::vector<uint8_t> src = read_component (in, info, c);
-    std::vector<uint8_t> got = read_component (out, info, c);
+    const guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (f, c);
     bool filtered = !luma_only || c == 0 || (rgb && c < 3);
     int crx = scaled (rx, GST_VIDEO_FORMAT_INFO_W_SUB (f, c));
     int cry = scaled (ry, GST_VIDEO_FORMAT_INFO_H_SUB (f, c));
-    /* the direct loop where affordable, the sliding-window sums above that */
-    bool small = (uint64_t) w * h * (2 * crx + 1) * (2 * cry + 1) <= 4000000;
-    std::vector<uint8_t> want = !filtered ? src : small ?
-        naive_box (src, w, h, crx, cry, replicate) :
-        sliding_box (src.data (), (size_t) w, 1, w, h, crx, cry, replicate);
+    std::vector<uint32_t> want, got;
+    if (depth == 8) {
+      std::vector<uint8_t> src = read_component (in, info, c);
+      /* the direct loop where affordable, the sliding-window sums above that */
+      bool small = (uint64_t) w * h * (2 * crx + 1) * (2 * cry + 1) <= 4000000;
+      std::vector<uint8_t> w8 = !filtered ? src : small ?
+          naive_box (src, w, h, crx, cry, replicate) :
+          sliding_box (src.data (), (size_t) w, 1, w, h, crx, cry, replicate);
+      want.assign (w8.begin (), w8.end ());
+      got = read_values (out, info, c);
+    } else {
+      /* 10/16-bit: the windowed mean of the values, written as whole words
+       * (value << shift, the other bits zero: P010's low six, I420_10LE's
+       * high six), unfiltered components included */
+      const std::vector<uint32_t> src = read_values (in, info, c);
+      want = testutil::sliding_box_values ([&] (int x, int y) {
+            return src[(size_t) y * w + x];
+          }, w, h, filtered ? crx : 0, filtered ? cry : 0, replicate);
+      for (uint32_t & v : want)
+        v <<= GST_VIDEO_FORMAT_INFO_SHIFT (f, c);
+      got = read_values (out, info, c, true);
+    }
     for (size_t i = 0; i < want.size (); i++) {
       if (got[i] != want[i])
         fail ("%s: component %u differs at (%d, %d): %u != %u", what.c_str (),
@@ -202,6 +218,21 @@ GST_START_TEST (test_every_format)
     run_case (fmt, 34, 18, 1, 1, false, false, Content::random, 0);
     run_case (fmt, 33, 17, 2, 3, true, false, Content::natural, 13);
     run_case (fmt, 32, 20, 3, 1, false, true, Content::random, 0);
+  }
+}
+GST_END_TEST;
+
+/* 10- and 16-bit formats (garbage in the input's unused bits): every
+ * component filtered or passed (planes=luma), radii up to beyond the frame,
+ * both borders, padded strides. */
+GST_START_TEST (test_high_bit_depth)
+{
+  for (GstVideoFormat fmt : hbd_formats) {
+    run_case (fmt, 34, 18, 1, 1, false, false, Content::random, 0);
+    run_case (fmt, 33, 17, 2, 3, true, false, Content::natural, 6);
+    run_case (fmt, 32, 20, 3, 1, false, true, Content::random, 0);
+    run_case (fmt, 31, 17, 100, 40, true, false, Content::all255, 2);
+    run_case (fmt, 66, 44, 50, 50, false, false, Content::gradient, 0);
   }
 }
 GST_END_TEST;
@@ -532,6 +563,10 @@ GST_START_TEST (test_gpu_system_memory)
         Content::random, 13);
   run_case (GST_VIDEO_FORMAT_GRAY8, 1, 1, 1, 1, false, false,
       Content::all255, 0);
+  for (GstVideoFormat fmt : hbd_formats) {
+    run_case (fmt, 66, 34, 3, 2, true, false, Content::random, 6);
+    run_case (fmt, 1920, 1080, 1024, 1024, false, false, Content::all255, 0);
+  }
   for (int r : {0, 1, 2, 7, 50})
     for (bool rep : {false, true})
       run_case (GST_VIDEO_FORMAT_GRAY8, 131, 97, r, r, rep, false,
@@ -548,7 +583,8 @@ GST_END_TEST;
 GST_START_TEST (test_gpu_cuda_memory)
 {
   for (GstVideoFormat fmt : {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
-          GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx}) {
+          GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx,
+          GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_Y444_16LE}) {
     for (const Size & s : {Size {66, 34}, Size {1920, 1080}}) {
       GstVideoInfo info = video_info (fmt, s.w, s.h);
       FrameSource src (&info, Memory::cuda);
@@ -575,8 +611,8 @@ GST_START_TEST (test_gpu_cuda_memory)
             GstBuffer *ref = run_one (launch_line (r, r, r == 15, false),
                 &info, gst_buffer_copy_deep (in), true);
             for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
-              fail_unless (read_component (out, &info, c) ==
-                  read_component (ref, &info, c),
+              fail_unless (read_values (out, &info, c, true) ==
+                  read_values (ref, &info, c, true),
                   "%s: GPU != CPU, component %u", what.c_str (), c);
             gst_buffer_unref (ref);
             gst_buffer_unref (out);
@@ -600,6 +636,7 @@ cudaboxfilter_suite (void)
   tcase_add_test (es.cpu, test_properties);
   tcase_add_test (es.cpu, test_every_format);
   tcase_add_test (es.cpu, test_radii_and_borders);
+  tcase_add_test (es.cpu, test_high_bit_depth);
   tcase_add_test (es.cpu, test_upstream_sat_same_output);
   tcase_add_test (es.cpu, test_upstream_sat_reuse_and_refusal);
   tcase_add_test (es.cpu, test_upstream_sat_pipelines);

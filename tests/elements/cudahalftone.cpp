@@ -341,6 +341,33 @@ GST_START_TEST (test_rgb_grey)
 }
 GST_END_TEST;
 
+/* 10- and 16-bit formats are not halftoned (8-bit kernels only): refused at
+ * negotiation, in system memory and, where built, in CUDA memory, and not in
+ * the pad templates. */
+GST_START_TEST (test_high_bit_depth_refused)
+{
+  for (GstVideoFormat fmt : hbd_formats) {
+    GstVideoInfo info = video_info (fmt, 16, 16);
+    ElementHarness hrn ("cudahalftone compute=cpu", &info);
+    FrameSource src (&info, Memory::system);
+    fail_unless_equals_int (gst_harness_push (hrn.h, src.make (Content::random,
+                1)), GST_FLOW_NOT_NEGOTIATED);
+    for (bool cuda : { false, true }) {
+      GstCaps *caps = video_caps (&info, cuda);
+      GstElement *e = gst_element_factory_make ("cudahalftone", NULL);
+      GstPad *sink = gst_element_get_static_pad (e, "sink");
+      GstCaps *templ = gst_pad_get_pad_template_caps (sink);
+      fail_if (gst_caps_can_intersect (templ, caps), "%s%s in the templates",
+          GST_VIDEO_INFO_NAME (&info), cuda ? " (CUDA)" : "");
+      gst_caps_unref (templ);
+      gst_object_unref (sink);
+      gst_object_unref (e);
+      gst_caps_unref (caps);
+    }
+  }
+}
+GST_END_TEST;
+
 GST_START_TEST (test_properties)
 {
   GstElement *e = gst_element_factory_make ("cudahalftone", NULL);
@@ -372,6 +399,7 @@ cudahalftone_suite (void)
   tcase_add_test (es.cpu, test_temporal_sequence);
   tcase_add_test (es.cpu, test_temporal_restarts);
   tcase_add_test (es.cpu, test_rgb_grey);
+  tcase_add_test (es.cpu, test_high_bit_depth_refused);
   return es.finish ();
 }
 

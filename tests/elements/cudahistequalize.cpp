@@ -1334,6 +1334,107 @@ GST_START_TEST (test_gpu_large)
 GST_END_TEST;
 #endif
 
+
+/* ---- high bit depth --------------------------------------------------------- */
+
+/* One 10/16-bit frame through `launch` on path p: the luma words equal
+ * cip::ref::equalize on a tight copy of the input's luma words (the kernel
+ * test proves the reference against equalizeHist restated for 2^depth bins),
+ * every other component's words are unchanged, and the meta holds the
+ * 2^depth uint16 entries the reference applied. */
+static void
+check_hbd_frame (const Path & p, GstVideoFormat fmt, int w, int h, Content c,
+    const cip::EqConfig & base, const std::string & props)
+{
+  GstVideoInfo info = video_info (fmt, w, h);
+  FrameSource src (&info, p.memory);
+  const std::string launch = std::string ("cudahistequalize compute=") +
+      p.compute + " " + props;
+  const std::string what = launch + " " + GST_VIDEO_INFO_NAME (&info) + " " +
+      content_name (c) + " " + p.name ();
+  ElementHarness hrn (launch, &info, p.cuda ());
+  GstBuffer *in = src.make (c, (uint32_t) (w * 7 + h), 6);
+  std::vector<std::vector<uint32_t>> before;
+  for (guint k = 0; k < GST_VIDEO_INFO_N_COMPONENTS (&info); k++)
+    before.push_back (read_values (in, &info, k, true));
+
+  /* the model: the reference on the luma words */
+  cip::EqConfig cfg = base;
+  cfg.depth = (int) GST_VIDEO_INFO_COMP_DEPTH (&info, 0);
+  cfg.shift = (int) GST_VIDEO_FORMAT_INFO_SHIFT (info.finfo, 0);
+  std::vector<uint16_t> ysrc (before[0].begin (), before[0].end ());
+  std::vector<uint16_t> ywant (ysrc.size (), 0);
+  cip::EqFrame f;
+  f.src = (const uint8_t *) ysrc.data ();
+  f.dst = (uint8_t *) ywant.data ();
+  f.src_pitch = f.dst_pitch = (size_t) w * 2;
+  f.width = w;
+  f.height = h;
+  std::vector<uint8_t> luts (cip::equalize_lut_bytes (cfg));
+  fail_unless (cip::ref::equalize (f, cfg, nullptr, luts.data ()) ==
+      cip::Status::ok, "%s: reference", what.c_str ());
+
+  GstBuffer *out = hrn.push (in);
+  std::vector<uint32_t> y = read_values (out, &info, 0, true);
+  for (size_t i = 0; i < y.size (); i++)
+    if (y[i] != ywant[i])
+      fail ("%s: luma word %zu: %u != %u", what.c_str (), i, y[i], ywant[i]);
+  for (guint k = 1; k < GST_VIDEO_INFO_N_COMPONENTS (&info); k++)
+    fail_unless (read_values (out, &info, k, true) == before[k],
+        "%s: component %u changed", what.c_str (), k);
+  GstEqualizationMeta *m = gst_buffer_get_equalization_meta (out);
+  fail_unless (m != NULL && m->depth == (guint) cfg.depth, "%s: meta",
+      what.c_str ());
+  GstMapInfo map;
+  fail_unless (gst_buffer_map (m->luts, &map, GST_MAP_READ));
+  fail_unless (map.size == luts.size () && memcmp (map.data, luts.data (),
+          luts.size ()) == 0, "%s: meta tables", what.c_str ());
+  gst_buffer_unmap (m->luts, &map);
+  /* the bindings' accessor returns the whole uint16 table */
+  GBytes *t = gst_equalization_meta_get_lut (m, 0, 0, 0);
+  fail_unless (t != NULL && g_bytes_get_size (t) == luts.size () &&
+      memcmp (g_bytes_get_data (t, NULL), luts.data (), luts.size ()) == 0,
+      "%s: gst_equalization_meta_get_lut", what.c_str ());
+  g_bytes_unref (t);
+  gst_buffer_unref (out);
+}
+
+/* 10/16-bit formats (garbage in the unused bits) in global mode: whole frame,
+ * region, strength, sizes up to 4K; mode=clahe refuses their caps. */
+GST_START_TEST (test_high_bit_depth)
+{
+  for_each_path ([] (const Path & p) {
+    for (GstVideoFormat fmt : hbd_formats) {
+      if (p.cuda () && fmt == GST_VIDEO_FORMAT_GRAY16_LE)
+        continue;
+      for (Content c : { Content::random, Content::natural, Content::constant,
+              Content::gradient }) {
+        cip::EqConfig g;
+        check_hbd_frame (p, fmt, 33, 17, c, g, "");
+        cip::EqConfig r;
+        r.roi_x = 3;
+        r.roi_y = 2;
+        r.roi_width = 20;
+        r.roi_height = 9;
+        r.strength = 0.5;
+        check_hbd_frame (p, fmt, 34, 18, c, r,
+            "roi-x=3 roi-y=2 roi-width=20 roi-height=9 strength=0.5");
+      }
+      if (p.compute == std::string ("gpu"))
+        check_hbd_frame (p, fmt, 3840, 2160, Content::natural,
+            cip::EqConfig (), "");
+    }
+  });
+  /* CLAHE needs 8-bit caps */
+  GstVideoInfo info = video_info (GST_VIDEO_FORMAT_P010_10LE, 32, 16);
+  GstHarness *h = gst_harness_new_parse ("cudahistequalize compute=cpu mode=clahe");
+  GstCaps *caps = video_caps (&info);
+  fail_if (gst_pad_peer_query_accept_caps (h->srcpad, caps));
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 static Suite *
 cudahistequalize_suite (void)
 {
@@ -1355,6 +1456,7 @@ cudahistequalize_suite (void)
   tcase_add_test (es.cpu, test_live_changes);
   tcase_add_test (es.cpu, test_renegotiation);
   tcase_add_test (es.cpu, test_compute_auto);
+  tcase_add_test (es.cpu, test_high_bit_depth);
 #ifdef HAVE_GST_CUDA
   tcase_add_test (es.gpu, test_gpu_large);
 #endif

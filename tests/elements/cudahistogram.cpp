@@ -51,10 +51,22 @@ naive_luma (uint8_t r, uint8_t g, uint8_t b)
  * histogram counted. */
 struct Expected {
   std::vector<std::string> names;
-  std::vector<std::vector<uint8_t>> values;
+  std::vector<std::vector<uint32_t>> values;    /* those inside lo..hi */
   /* the clipped region, luma pixels */
   guint x = 0, y = 0, w = 0, h = 0;
+  /* the counted values (the format's values, inclusive); full: the
+   * format's whole range */
+  guint lo = 0, hi = 255;
+  bool full = true;
+  guint depth = 8;              /* of the format */
 };
+
+/* The bins the element uses: `bins`, or by the format's depth when 0. */
+static guint
+bins_for (guint depth, guint bins)
+{
+  return bins ? bins : depth == 8 ? 256 : depth == 10 ? 1024 : 4096;
+}
 
 /* The region clipped to the frame, as the element documents it. */
 static void
@@ -81,8 +93,29 @@ covering (guint start, guint len, guint div, guint size, guint & lo,
   hi = std::min ((start + len + div - 1) / div, size);
 }
 
+static Expected naive_all (GstBuffer * buf, const GstVideoInfo * info,
+    const std::string & mode, Roi roi);
+
+/* The values of `mode` in the region; range-min / range-max as set on the
+ * element (range-max clipped to the format's largest value). */
 static Expected
 naive (GstBuffer * buf, const GstVideoInfo * info, const std::string & mode,
+    Roi roi, guint range_min = 0, guint range_max = 65535)
+{
+  Expected e = naive_all (buf, info, mode, roi);
+  e.depth = GST_VIDEO_INFO_COMP_DEPTH (info, 0);
+  const guint vmax = (1u << e.depth) - 1;
+  e.lo = range_min;
+  e.hi = std::min (range_max, vmax);
+  e.full = e.lo == 0 && e.hi == vmax;
+  for (auto & vals : e.values)
+    vals.erase (std::remove_if (vals.begin (), vals.end (), [&] (uint32_t v) {
+              return v < e.lo || v > e.hi;}), vals.end ());
+  return e;
+}
+
+static Expected
+naive_all (GstBuffer * buf, const GstVideoInfo * info, const std::string & mode,
     Roi roi)
 {
   Expected e;
@@ -118,7 +151,7 @@ naive (GstBuffer * buf, const GstVideoInfo * info, const std::string & mode,
     }
   }
   for (guint c : comps) {
-    std::vector<uint8_t> px = read_component (buf, info, c);
+    std::vector<uint32_t> px = read_values (buf, info, c);
     guint cw = GST_VIDEO_INFO_COMP_WIDTH (info, c);
     guint ch = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
     guint x0, x1, y0, y1;
@@ -148,12 +181,27 @@ append (Expected & sum, const Expected & frame)
         frame.values[i].end ());
 }
 
+/* The documented bins: bin = (v - lo) * bins / span, span = hi - lo + 1;
+ * bin b starts at lo + ceil(b * span / bins). */
+static guint
+bin_of (const Expected & e, uint32_t v, guint bins)
+{
+  return (guint) ((guint64) (v - e.lo) * bins / ((guint64) e.hi - e.lo + 1));
+}
+
+static guint
+bin_start (const Expected & e, guint b, guint bins)
+{
+  const guint64 span = (guint64) e.hi - e.lo + 1;
+  return e.lo + (guint) (((guint64) b * span + bins - 1) / bins);
+}
+
 static std::vector<guint64>
-counts_of (const std::vector<uint8_t> & values, guint bins)
+counts_of (const Expected & e, size_t i, guint bins)
 {
   std::vector<guint64> c (bins, 0);
-  for (uint8_t v : values)
-    c[v * bins / 256]++;
+  for (uint32_t v : e.values[i])
+    c[bin_of (e, v, bins)]++;
   return c;
 }
 
@@ -171,12 +219,14 @@ check_meta (GstBuffer * out, const Expected & e, guint bins,
   fail_unless_equals_int (m->roi_y, e.y);
   fail_unless_equals_int (m->roi_width, e.w);
   fail_unless_equals_int (m->roi_height, e.h);
+  fail_unless_equals_int (m->range_min, e.lo);
+  fail_unless_equals_int (m->range_max, e.hi);
   fail_unless (m->names[e.names.size ()] == NULL);
   for (size_t i = 0; i < e.names.size (); i++) {
     fail_unless_equals_string (m->names[i], e.names[i].c_str ());
     fail_unless (gst_histogram_meta_get_counts (m, e.names[i].c_str ()) ==
         m->counts + i * bins);
-    std::vector<guint64> want = counts_of (e.values[i], bins);
+    std::vector<guint64> want = counts_of (e, i, bins);
     guint64 total = 0;
     for (guint b = 0; b < bins; b++) {
       if (m->counts[i * bins + b] != want[b])
@@ -193,8 +243,8 @@ check_meta (GstBuffer * out, const Expected & e, guint bins,
       (guint64) e.w * e.h);
   for (size_t i = 0; i < e.names.size (); i++) {
     const std::string & n = e.names[i];
-    if (n != "luma" && n != "red" && n != "green" && n != "blue" &&
-        n != "plane0")
+    if (!e.full || (n != "luma" && n != "red" && n != "green" && n != "blue" &&
+            n != "plane0"))
       continue;
     guint64 total = 0;
     for (guint b = 0; b < bins; b++)
@@ -244,14 +294,17 @@ check_message (GstMessage * msg, const Expected & e, guint bins, guint frames,
       frames);
   fail_unless_equals_int (g_value_get_uint (field (s, "bins", G_TYPE_UINT)),
       bins);
+  fail_unless_equals_int (g_value_get_uint (field (s, "range-min",
+              G_TYPE_UINT)), e.lo);
+  fail_unless_equals_int (g_value_get_uint (field (s, "range-max",
+              G_TYPE_UINT)), e.hi);
   fail_unless_equals_int (gst_structure_n_fields (s),
-      6 + 5 * e.names.size ());
+      8 + 5 * e.names.size ());
 
-  const guint w = 256 / bins;
   for (size_t i = 0; i < e.names.size (); i++) {
     const std::string & n = e.names[i];
     const GValue *arr = field (s, n, GST_TYPE_ARRAY);
-    std::vector<guint64> want = counts_of (e.values[i], bins);
+    std::vector<guint64> want = counts_of (e, i, bins);
     fail_unless_equals_int (gst_value_array_get_size (arr), bins);
     for (guint b = 0; b < bins; b++) {
       const GValue *v = gst_value_array_get_value (arr, b);
@@ -263,18 +316,22 @@ check_message (GstMessage * msg, const Expected & e, guint bins, guint frames,
             g_value_get_uint64 (v), want[b]);
     }
 
-    std::vector<uint8_t> sorted = e.values[i];
+    std::vector<uint32_t> sorted = e.values[i];
     std::sort (sorted.begin (), sorted.end ());
     double mean = 0;
     guint min = 0, max = 0, median = 0;
+    /* the first value of a value's bin */
+    auto edge = [&] (uint32_t v) { return bin_start (e, bin_of (e, v, bins), bins); };
     if (!sorted.empty ()) {
-      for (uint8_t v : sorted)
-        mean += (v / w) * w + (w - 1) / 2.0;
+      for (uint32_t v : sorted) {
+        const guint b = bin_of (e, v, bins);
+        mean += (bin_start (e, b, bins) + bin_start (e, b + 1, bins) - 1) / 2.0;
+      }
       mean /= sorted.size ();
-      min = sorted.front () / w * w;
-      max = sorted.back () / w * w;
+      min = edge (sorted.front ());
+      max = edge (sorted.back ());
       /* the ceil(N/2)-th smallest value's bin */
-      median = sorted[(sorted.size () + 1) / 2 - 1] / w * w;
+      median = edge (sorted[(sorted.size () + 1) / 2 - 1]);
     }
     double got_mean = g_value_get_double (field (s, n + "-mean",
             G_TYPE_DOUBLE));
@@ -323,10 +380,12 @@ props (const std::string & mode, guint bins, Roi r)
  * checked; returns the meta's counts. */
 static std::vector<guint64>
 run_case (GstVideoFormat fmt, int w, int h, const std::string & mode,
-    guint bins, Roi roi, Content c, int pad)
+    guint bins, Roi roi, Content c, int pad, guint range_min = 0,
+    guint range_max = 65535)
 {
   GstVideoInfo info = video_info (fmt, w, h);
-  std::string p = props (mode, bins, roi);
+  std::string p = props (mode, bins, roi) + " range-min=" +
+      std::to_string (range_min) + " range-max=" + std::to_string (range_max);
   std::string what = p + " " + GST_VIDEO_INFO_NAME (&info) + " " +
       std::to_string (w) + "x" + std::to_string (h) + " " + content_name (c) +
       " pad " + std::to_string (pad) + " " + compute_mode;
@@ -334,8 +393,9 @@ run_case (GstVideoFormat fmt, int w, int h, const std::string & mode,
 
   GstBuffer *in = make_video_buffer (&info, c, (uint32_t) (w * 31 + h), pad);
   std::vector<uint8_t> bytes = buffer_bytes (in);
-  Expected e = naive (in, &info, mode, roi);
+  Expected e = naive (in, &info, mode, roi, range_min, range_max);
   GstBuffer *out = run.push (in);
+  bins = bins_for (e.depth, bins);
   check_meta (out, e, bins, what);
   GstMessage *msg = run.pop ();
   check_message (msg, e, bins, 1, what);
@@ -379,8 +439,8 @@ drawn (GstBuffer * in, const GstVideoInfo * info, const std::string & mode,
       GST_VIDEO_INFO_COLORIMETRY (info).range == GST_VIDEO_COLOR_RANGE_16_235;
   const guint cw = W / 3, y0 = (H - H / 4) & ~1u, ch = cw ? H - y0 : 0;
   std::vector<uint32_t> counts;
-  for (const auto & v : e.values)
-    for (guint64 c : counts_of (v, bins))
+  for (size_t i = 0; i < e.values.size (); i++)
+    for (guint64 c : counts_of (e, i, bins))
       counts.push_back ((uint32_t) c);
 
   std::vector<std::vector<uint8_t>> comps;
@@ -482,7 +542,7 @@ GST_START_TEST (test_properties)
   g_object_get (e, "bins", &bins, "mode", &mode, "roi-x", &x, "roi-y", &y,
       "roi-width", &w, "roi-height", &h, "post-messages", &post, "interval",
       &interval, NULL);
-  fail_unless_equals_int (bins, 256);
+  fail_unless_equals_int (bins, 0);
   fail_unless_equals_int (mode, 0);
   fail_unless (x == 0 && y == 0 && w == 0 && h == 0);
   fail_unless (post);
@@ -490,28 +550,27 @@ GST_START_TEST (test_properties)
   gboolean draw = TRUE;
   g_object_get (e, "draw", &draw, NULL);
   fail_if (draw);
+  guint rmin, rmax;
+  g_object_get (e, "range-min", &rmin, "range-max", &rmax, NULL);
+  fail_unless (rmin == 0 && rmax == 65535);
 
   GParamSpecUInt *ps = G_PARAM_SPEC_UINT (g_object_class_find_property
       (G_OBJECT_GET_CLASS (e), "bins"));
-  fail_unless_equals_int (ps->minimum, 2);
-  fail_unless_equals_int (ps->maximum, 256);
+  fail_unless_equals_int (ps->minimum, 0);
+  fail_unless_equals_int (ps->maximum, 65536);
 
-  /* powers of two are kept; others are rounded down (a debug-log warning:
-   * a g_warning would abort programs run with G_DEBUG=fatal-warnings) */
-  for (guint b = 2; b <= 256; b *= 2) {
+  /* any count is kept (1 is taken as 2) */
+  for (guint b : { 0u, 2u, 3u, 100u, 255u, 256u, 1000u, 65536u }) {
     g_object_set (e, "bins", b, NULL);
     g_object_get (e, "bins", &bins, NULL);
     fail_unless_equals_int (bins, b);
   }
-  g_object_set (e, "bins", 100, NULL);
-  g_object_get (e, "bins", &bins, NULL);
-  fail_unless_equals_int (bins, 64);
-  g_object_set (e, "bins", 255, NULL);
-  g_object_get (e, "bins", &bins, NULL);
-  fail_unless_equals_int (bins, 128);
-  g_object_set (e, "bins", 3, NULL);
+  g_object_set (e, "bins", 1, NULL);
   g_object_get (e, "bins", &bins, NULL);
   fail_unless_equals_int (bins, 2);
+  g_object_set (e, "range-min", 64, "range-max", 940, NULL);
+  g_object_get (e, "range-min", &rmin, "range-max", &rmax, NULL);
+  fail_unless (rmin == 64 && rmax == 940);
   gst_object_unref (e);
 }
 GST_END_TEST;
@@ -684,7 +743,7 @@ GST_START_TEST (test_message_fields)
   check_message (msg, e, 4, 1, "fields");
   const GstStructure *s = gst_message_get_structure (msg);
   const char *const names[] = { "timestamp", "stream-time", "running-time",
-    "duration", "frames", "bins", "red", "red-mean", "red-min", "red-max",
+    "duration", "frames", "bins", "range-min", "range-max", "red", "red-mean", "red-min", "red-max",
     "red-median", "green", "green-mean", "green-min", "green-max",
     "green-median", "blue", "blue-mean", "blue-min", "blue-max",
     "blue-median"
@@ -738,7 +797,8 @@ push_timed (Run & run, const GstVideoInfo * info, const std::string & mode,
     frames.push_back (naive (in, info, mode, roi));
     GstBuffer *out = run.push (in);
     /* the meta holds the frame's own counts, not the sums */
-    check_meta (out, frames.back (), bins, "timed frame");
+    check_meta (out, frames.back (), bins_for (frames.back ().depth, bins),
+        "timed frame");
     gst_buffer_unref (out);
   }
   return frames;
@@ -755,7 +815,7 @@ check_interval (Run & run, const std::vector<Expected> & frames, size_t from,
   for (size_t i = from; i < from + n; i++)
     append (sum, frames[i]);
   GstMessage *msg = run.pop ();
-  check_message (msg, sum, bins, (guint) n, "interval");
+  check_message (msg, sum, bins_for (sum.depth, bins), (guint) n, "interval");
   fail_unless_equals_uint64 (uint64_field (msg, "timestamp"), pts);
   fail_unless_equals_uint64 (uint64_field (msg, "running-time"), pts);
   fail_unless_equals_uint64 (uint64_field (msg, "stream-time"), pts);
@@ -1115,8 +1175,62 @@ GST_START_TEST (test_rgb_refused)
 }
 GST_END_TEST;
 
+
+/* 10- and 16-bit formats (garbage in the bits outside each value, which the
+ * element must ignore): default bins by depth, any bins, sub-ranges,
+ * regions and padded strides, every mode. */
+GST_START_TEST (test_high_bit_depth)
+{
+  const Content contents[] = { Content::random, Content::natural,
+    Content::gradient, Content::constant, Content::all255 };
+  for (GstVideoFormat fmt : hbd_formats) {
+    const guint vmax = (1u << GST_VIDEO_FORMAT_INFO_DEPTH
+        (gst_video_format_get_info (fmt), 0)) - 1;
+    for (const std::string & mode : modes_for (fmt)) {
+      for (Content c : contents) {
+        run_case (fmt, 33, 17, mode, 0, full_frame, c, 0);
+        run_case (fmt, 31, 9, mode, 3, Roi { 3, 2, 20, 5 }, c, 6);
+        run_case (fmt, 36, 20, mode, 1000, full_frame, c, 2, 64, 940);
+      }
+      run_case (fmt, 64, 8, mode, 65536, full_frame, Content::random, 0);
+      run_case (fmt, 16, 16, mode, 4096, full_frame, Content::random, 0,
+          vmax / 3, vmax / 3 + 7);
+    }
+    /* the chart is 8-bit only: draw=true refuses the caps */
+    GstVideoInfo info = video_info (fmt, 16, 8);
+    ElementHarness hrn ("cudahistogram compute=cpu draw=true", &info);
+    fail_unless_equals_int (gst_harness_push (hrn.h, make_video_buffer (&info,
+                Content::random, 1)), GST_FLOW_NOT_NEGOTIATED);
+  }
+}
+GST_END_TEST;
+
+/* range-min / range-max on 8-bit formats; range-max above the format's
+ * largest value means that value; range-min above range-max is an error. */
+GST_START_TEST (test_range)
+{
+  run_case (GST_VIDEO_FORMAT_GRAY8, 37, 23, "luma", 3, full_frame,
+      Content::random, 0, 16, 235);
+  run_case (GST_VIDEO_FORMAT_RGBA, 37, 23, "rgb", 100, full_frame,
+      Content::natural, 0, 100, 1000);
+  run_case (GST_VIDEO_FORMAT_NV12, 38, 24, "planes", 1024, full_frame,
+      Content::random, 3, 0, 300);
+  run_case (GST_VIDEO_FORMAT_GRAY8, 37, 23, "luma", 7, full_frame,
+      Content::constant, 0, 255, 255);
+
+  GstVideoInfo info = video_info (GST_VIDEO_FORMAT_GRAY8, 16, 8);
+  Run run ("range-min=300", &info);
+  fail_unless_equals_int (gst_harness_push (run.h,
+          make_video_buffer (&info, Content::random, 1)), GST_FLOW_ERROR);
+  GstMessage *err = gst_bus_pop_filtered (run.bus, GST_MESSAGE_ERROR);
+  fail_unless (err != NULL);
+  gst_message_unref (err);
+}
+GST_END_TEST;
+
 #ifdef HAVE_GST_CUDA
-/* compute=gpu on system memory: equal to the naive count and to the CPU path. */
+/* compute=gpu on system memory: equal to the naive count and to the CPU path
+ * (10/16-bit formats, GRAY16_LE included, at video sizes and large bins). */
 GST_START_TEST (test_gpu_system_memory)
 {
   struct {
@@ -1126,6 +1240,7 @@ GST_START_TEST (test_gpu_system_memory)
     Roi roi;
     Content c;
     int pad;
+    guint lo = 0, hi = 65535;
   } cases[] = {
     { GST_VIDEO_FORMAT_GRAY8, 1, 1, 256, full_frame, Content::all255, 0 },
     { GST_VIDEO_FORMAT_NV12, 641, 361, 256, full_frame, Content::random, 13 },
@@ -1139,15 +1254,23 @@ GST_START_TEST (test_gpu_system_memory)
     { GST_VIDEO_FORMAT_BGRx, 3840, 2160, 256, full_frame, Content::zeros, 0 },
     { GST_VIDEO_FORMAT_GRAY8, 129, 32, 8, {100, 0, 100, 100},
         Content::gradient, 5 },
+    { GST_VIDEO_FORMAT_P010_10LE, 1920, 1080, 0, full_frame, Content::natural, 0 },
+    { GST_VIDEO_FORMAT_P016_LE, 3840, 2160, 4096, full_frame, Content::random, 0 },
+    { GST_VIDEO_FORMAT_Y444_16LE, 641, 361, 65536, {3, 5, 301, 207},
+        Content::random, 0 },
+    { GST_VIDEO_FORMAT_I420_10LE, 1001, 67, 1000, full_frame, Content::gradient,
+        0, 64, 940 },
+    { GST_VIDEO_FORMAT_GRAY16_LE, 1920, 1080, 0, full_frame, Content::constant, 6 },
+    { GST_VIDEO_FORMAT_GRAY16_LE, 257, 3, 3, {1, 1, 0, 0}, Content::all255, 0 },
   };
   for (const auto & c : cases) {
     for (const std::string & mode : modes_for (c.fmt)) {
       compute_mode = "cpu";
       std::vector<guint64> cpu = run_case (c.fmt, c.w, c.h, mode, c.bins,
-          c.roi, c.c, c.pad);
+          c.roi, c.c, c.pad, c.lo, c.hi);
       compute_mode = "gpu";
       std::vector<guint64> gpu = run_case (c.fmt, c.w, c.h, mode, c.bins,
-          c.roi, c.c, c.pad);
+          c.roi, c.c, c.pad, c.lo, c.hi);
       fail_unless (cpu == gpu, "GPU and CPU counts differ");
     }
   }
@@ -1196,6 +1319,36 @@ GST_START_TEST (test_gpu_cuda_memory)
           check_message (msg, sum, 64, 2, what);
           gst_message_unref (msg);
         }
+      }
+    }
+  }
+  compute_mode = "cpu";
+}
+GST_END_TEST;
+
+/* 10- and 16-bit formats in CUDA memory, at video sizes and large bins. */
+GST_START_TEST (test_gpu_high_bit_depth)
+{
+  compute_mode = "gpu";
+  static const GstVideoFormat fmts[] = { GST_VIDEO_FORMAT_P010_10LE,
+    GST_VIDEO_FORMAT_P016_LE, GST_VIDEO_FORMAT_I420_10LE,
+    GST_VIDEO_FORMAT_Y444_16LE };
+  for (GstVideoFormat fmt : fmts) {
+    for (const Size & s : { Size { 34, 18 }, Size { 1920, 1080 } }) {
+      GstVideoInfo info = video_info (fmt, s.w, s.h);
+      FrameSource src (&info, Memory::cuda);
+      for (guint bins : { 0u, 1000u, 65536u }) {
+        std::string p = props ("planes", bins, Roi { 1, 1, 0, 0 });
+        Run run (p, &info, true);
+        GstBuffer *in = src.make (Content::random, s.w + bins);
+        Expected e = naive (in, &info, "planes", Roi { 1, 1, 0, 0 });
+        GstBuffer *out = run.push (in);
+        fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (out, 0)));
+        check_meta (out, e, bins_for (e.depth, bins), p + " CUDA");
+        gst_buffer_unref (out);
+        GstMessage *msg = run.pop ();
+        check_message (msg, e, bins_for (e.depth, bins), 1, p + " CUDA");
+        gst_message_unref (msg);
       }
     }
   }
@@ -1306,10 +1459,13 @@ cudahistogram_suite (void)
   tcase_add_test (es.cpu, test_rgb_refused);
   tcase_add_test (es.cpu, test_draw);
   tcase_add_test (es.cpu, test_draw_toggle);
+  tcase_add_test (es.cpu, test_high_bit_depth);
+  tcase_add_test (es.cpu, test_range);
 #ifdef HAVE_GST_CUDA
   tcase_add_test (es.gpu, test_gpu_system_memory);
   tcase_add_test (es.gpu, test_gpu_cuda_memory);
   tcase_add_test (es.gpu, test_gpu_draw_video_sizes);
+  tcase_add_test (es.gpu, test_gpu_high_bit_depth);
 #endif
   return es.finish ();
 }

@@ -31,7 +31,7 @@ check_meta (GstBuffer * in, GstBuffer * out, const GstVideoInfo * info,
   GstIntegralImageMeta *m = gst_buffer_get_integral_image_meta (out);
   fail_unless (m != NULL, "%s: no integral meta", what.c_str ());
 
-  std::vector<uint8_t> px = read_component (in, info, plane);
+  std::vector<uint32_t> px = read_values (in, info, plane);
   int w = GST_VIDEO_INFO_COMP_WIDTH (info, plane);
   int h = GST_VIDEO_INFO_COMP_HEIGHT (info, plane);
   fail_unless_equals_int (m->width, w + 1);
@@ -165,6 +165,23 @@ GST_START_TEST (test_every_format_and_plane)
         plane++) {
       run_case (fmt, 33, 17, plane, false, false, Content::random, 0);
       run_case (fmt, 31, 9, plane, true, true, Content::natural, 13);
+    }
+  }
+}
+GST_END_TEST;
+
+/* 10- and 16-bit formats (garbage in the bits outside each value): every
+ * component, both table types, squares, padded strides; all-max 16-bit
+ * frames wrap the u32 table. */
+GST_START_TEST (test_high_bit_depth)
+{
+  for (GstVideoFormat fmt : hbd_formats) {
+    const GstVideoFormatInfo *f = gst_video_format_get_info (fmt);
+    for (guint plane = 0; plane < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (f);
+        plane++) {
+      run_case (fmt, 33, 17, plane, false, false, Content::random, 0);
+      run_case (fmt, 31, 9, plane, true, true, Content::natural, 6);
+      run_case (fmt, 300, 200, plane, false, true, Content::all255, 0);
     }
   }
 }
@@ -410,6 +427,10 @@ GST_START_TEST (test_gpu_system_memory)
   run_case (GST_VIDEO_FORMAT_GRAY8, 1, 1, 0, false, false, Content::all255, 0);
   run_case (GST_VIDEO_FORMAT_I420, 1920, 1080, 2, true, false,
       Content::natural, 0);
+  for (GstVideoFormat fmt : hbd_formats) {
+    run_case (fmt, 641, 361, 0, false, true, Content::random, 6);
+    run_case (fmt, 1920, 1080, 1, true, true, Content::all255, 0);
+  }
   compute_mode = "cpu";
 }
 GST_END_TEST;
@@ -423,7 +444,8 @@ GST_START_TEST (test_gpu_cuda_memory)
 {
   static const GstVideoFormat fmts[] = { GST_VIDEO_FORMAT_NV12,
     GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_RGBA,
-    GST_VIDEO_FORMAT_BGRx };
+    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_P016_LE,
+    GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_Y444_16LE };
   static const Size sizes[] = { {2, 2}, {34, 18}, {1920, 1080}, {3840, 2160} };
   const Path cuda { Memory::cuda, "gpu" };
 
@@ -457,6 +479,7 @@ cudaintegral_suite (void)
   tcase_add_test (es.cpu, test_properties);
   tcase_add_test (es.cpu, test_every_format_and_plane);
   tcase_add_test (es.cpu, test_sizes_and_contents);
+  tcase_add_test (es.cpu, test_high_bit_depth);
   tcase_add_test (es.cpu, test_u32_wraps_rect_sums_exact);
   tcase_add_test (es.cpu, test_renegotiation);
   tcase_add_test (es.cpu, test_live_changes);

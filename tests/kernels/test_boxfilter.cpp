@@ -638,6 +638,116 @@ GST_START_TEST (test_ref_invalid_arguments)
 }
 GST_END_TEST;
 
+
+/* ---- 16-bit planes (CPU) ---------------------------------------------------- */
+
+namespace {
+
+struct Layout16 { int depth, shift; const char *name; };
+const Layout16 layouts16[] = { {10, 6, "p010"}, {10, 0, "i420_10"}, {16, 0, "16bit"} };
+const Content contents16[] = { Content::random, Content::all255,
+  Content::gradient, Content::natural, Content::constant };
+
+/* A 16-bit source (garbage in the bits outside the values) and its
+ * destination of the same layout, every byte poisoned. */
+struct Case16 {
+  HostImage src, dst;
+  std::vector<uint8_t> before;
+  int ch;
+  Case16 (int w, int h, Content c, const Layout16 &l, int chans, size_t pad)
+      : src (testutil::make_image16 (w, h, c, l.depth, l.shift, 17, chans, pad, true)),
+        dst (testutil::make_image16 (w, h, Content::zeros, l.depth, l.shift, 1,
+                chans, pad + 2)), ch (chans - 1) {
+    std::fill (dst.bytes.begin (), dst.bytes.end (), 0xA5);
+    before = dst.bytes;
+  }
+  BoxPlane plane (Radius r) {
+    BoxPlane p;
+    p.src = src.view (2 * ch);
+    p.dst = dst.bytes.data () + 2 * ch;
+    p.dst_pitch = dst.pitch;
+    p.dst_step = dst.step;
+    p.rx = r.rx;
+    p.ry = r.ry;
+    return p;
+  }
+  /* bytes dst must hold: the sliding-window values, shifted into place (the
+   * other bits zero), everything else as before */
+  std::vector<uint8_t> expect (Radius r, BoxBorder b) const {
+    std::vector<uint32_t> v = testutil::sliding_box_values ([&] (int x, int y) {
+          return src.value (x, y, ch);
+        }, src.width, src.height, r.rx, r.ry, b == BoxBorder::replicate);
+    std::vector<uint8_t> e = before;
+    for (int y = 0; y < src.height; y++)
+      for (int x = 0; x < src.width; x++) {
+        const uint32_t w = v[(size_t) y * src.width + x] << src.shift;
+        uint8_t *q = e.data () + (size_t) y * dst.pitch + (size_t) x * dst.step + 2 * ch;
+        q[0] = (uint8_t) w;
+        q[1] = (uint8_t) (w >> 8);
+      }
+    return e;
+  }
+};
+
+bool
+same_bytes (const std::vector<uint8_t> &got, const std::vector<uint8_t> &want,
+    size_t pitch, const std::string &what)
+{
+  for (size_t i = 0; i < want.size (); i++)
+    if (got[i] != want[i]) {
+      fprintf (stderr, "%s: first difference at row %zu byte %zu: got %u want %u\n",
+          what.c_str (), i / pitch, i % pitch, got[i], want[i]);
+      return false;
+    }
+  return true;
+}
+
+const Radius radii16[] = { {0, 0}, {1, 1}, {3, 2}, {16, 16}, {100, 3}, {1024, 1024} };
+
+}  // namespace
+
+/* 10- and 16-bit planes and interleaved channels: the reference against the
+ * independent sliding-window model (64-bit sums, the same rounding), output
+ * in the source's layout (P010: value << 6, low bits zero), padding and the
+ * other channel untouched; window sums beyond 2^32 (all-max frames, large
+ * radii). */
+GST_START_TEST (test_ref_16bit)
+{
+  const testutil::Size sizes[] = { {1, 1}, {31, 17}, {67, 23} };
+  for (const Layout16 &l : layouts16)
+    for (Content c : contents16)
+      for (const testutil::Size &sz : sizes)
+        for (int chans : { 1, 2 })
+          for (Radius r : radii16)
+            for (BoxBorder b : { BoxBorder::clip, BoxBorder::replicate }) {
+              Case16 k (sz.w, sz.h, c, l, chans, 6);
+              BoxPlane p = k.plane (r);
+              fail_unless (cip::boxfilter_pick (p) == BoxAlgorithm::sat);
+              fail_unless (cip::ref::boxfilter (&p, 1, b) == Status::ok);
+              const std::string what = describe ((std::string ("ref16 ") +
+                      l.name).c_str (), sz.w, sz.h, c, r, b, 2 * chans);
+              fail_unless (same_bytes (k.dst.bytes, k.expect (r, b), k.dst.pitch,
+                      what), "%s", what.c_str ());
+            }
+  /* 16-bit planes: no precomputed u32 SAT, aligned destinations */
+  Case16 k (8, 8, Content::random, layouts16[0], 1, 0);
+  BoxPlane p = k.plane ({ 1, 1 });
+  std::vector<uint32_t> sat (81, 0);
+  p.sat = sat.data ();
+  p.sat_pitch = 9 * 4;
+  fail_unless (cip::ref::boxfilter (&p, 1, BoxBorder::clip) == Status::unsupported);
+  p = k.plane ({ 1, 1 });
+  p.dst += 1;
+  fail_unless (cip::ref::boxfilter (&p, 1, BoxBorder::clip) == Status::invalid_argument);
+  p = k.plane ({ 1, 1 });
+  p.dst_step = 1;
+  fail_unless (cip::ref::boxfilter (&p, 1, BoxBorder::clip) == Status::invalid_argument);
+  p = k.plane ({ 1, 1 });
+  p.dst = (uint8_t *) p.src.data + 2;       /* overlaps the source's last byte */
+  fail_unless (cip::ref::boxfilter (&p, 1, BoxBorder::clip) == Status::invalid_argument);
+}
+GST_END_TEST;
+
 /* ---- GPU ----------------------------------------------------------------- */
 
 #ifdef HAVE_CUDA
@@ -934,6 +1044,55 @@ GST_START_TEST (test_gpu_multiplane)
 }
 GST_END_TEST;
 
+
+/* 16-bit planes on the GPU: automatic and sat against the sliding-window
+ * model at edge and video sizes (poisoned destinations); direct says
+ * unsupported. */
+GST_START_TEST (test_gpu_16bit)
+{
+  cudaStream_t stream;
+  CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  Workspace ws;
+  const testutil::Size sizes[] = { {1, 1}, {31, 17}, {67, 23}, {1920, 1080} };
+  for (const Layout16 &l : layouts16)
+    for (Content c : contents16)
+      for (const testutil::Size &sz : sizes)
+        for (int chans : { 1, 2 })
+          for (Radius r : radii16)
+            for (BoxBorder b : { BoxBorder::clip, BoxBorder::replicate }) {
+              if (sz.w > 100 && (c == Content::constant || c == Content::gradient ||
+                      chans == 2 || r.rx == 100))
+                continue;
+              Case16 k (sz.w, sz.h, c, l, chans, 6);
+              const std::vector<uint8_t> want = k.expect (r, b);
+              DevBuf dsrc (k.src.bytes.size ()), ddst (k.dst.bytes.size ());
+              dsrc.upload (k.src.bytes);
+              BoxPlane p = k.plane (r);
+              p.src.data = dsrc.p + 2 * k.ch;
+              p.dst = ddst.p + 2 * k.ch;
+              for (BoxAlgorithm a : { BoxAlgorithm::automatic, BoxAlgorithm::sat }) {
+                ddst.upload (k.before);
+                size_t ws_bytes = 0;
+                void *d_ws = ws.get (&p, 1, &ws_bytes);
+                const std::string what = describe ((std::string ("gpu16 ") +
+                        l.name).c_str (), sz.w, sz.h, c, r, b, 2 * chans) + " " +
+                    cip::box_algorithm_name (a);
+                Status st = cip::boxfilter (&p, 1, b, d_ws, ws_bytes, stream, a);
+                fail_unless (st == Status::ok, "%s: %s %s", what.c_str (),
+                    cip::status_string (st), cip::last_cuda_error ());
+                CUDA_OK (cudaStreamSynchronize (stream));
+                fail_unless (same_bytes (ddst.download (), want, k.dst.pitch, what),
+                    "%s", what.c_str ());
+              }
+              size_t ws_bytes = 0;
+              void *d_ws = ws.get (&p, 1, &ws_bytes);
+              fail_unless (cip::boxfilter (&p, 1, b, d_ws, ws_bytes, stream,
+                      BoxAlgorithm::direct) == Status::unsupported);
+            }
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+GST_END_TEST;
+
 GST_START_TEST (test_gpu_invalid_arguments)
 {
   HostImage src = testutil::make_image (64, 32, Content::random, 1, 1, 0);
@@ -985,6 +1144,7 @@ boxfilter_suite (void)
   tcase_add_test (tc, test_ref_precomputed_sat);
   tcase_add_test (tc, test_ref_multiplane);
   tcase_add_test (tc, test_ref_invalid_arguments);
+  tcase_add_test (tc, test_ref_16bit);
   suite_add_tcase (s, tc);
 
   TCase *gpu = tcase_create ("gpu");
@@ -995,6 +1155,7 @@ boxfilter_suite (void)
   tcase_add_test (gpu, test_gpu_steps);
   tcase_add_test (gpu, test_gpu_video_sizes);
   tcase_add_test (gpu, test_gpu_wrapping_table);
+  tcase_add_test (gpu, test_gpu_16bit);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;

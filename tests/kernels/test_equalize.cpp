@@ -762,6 +762,191 @@ GST_START_TEST (test_cpu_only_unsupported)
 GST_END_TEST;
 #endif
 
+
+/* ---- depth > 8 (gray, global) ----------------------------------------------- */
+
+namespace {
+
+struct Layout16 { int depth, shift; const char *name; };
+const Layout16 layouts16[] = { {10, 6, "p010"}, {10, 0, "i420_10"}, {16, 0, "16bit"},
+  {12, 4, "12at4"} };
+
+EqConfig
+cfg16 (const Layout16 &l)
+{
+  EqConfig c;
+  c.depth = l.depth;
+  c.shift = l.shift;
+  return c;
+}
+
+/* equalizeHist restated for 2^depth bins (OpenCV's 16-bit form): scale =
+ * (float) max / (float) (total - h[i0]), entries rounded to nearest even and
+ * saturated to 0..max; then the strength blend. */
+std::vector<uint32_t>
+opencv_eq_lut16 (const std::vector<uint32_t> &hist, int maxv, int strength)
+{
+  const int nb = (int) hist.size ();
+  std::vector<uint32_t> lut ((size_t) nb);
+  uint32_t total = 0;
+  for (uint32_t h : hist)
+    total += h;
+  int i = 0;
+  while (i < nb && !hist[i])
+    ++i;
+  if (total == 0 || hist[i] == total) {
+    for (int v = 0; v < nb; v++)
+      lut[v] = (uint32_t) v;
+  } else {
+    volatile float scale = (float) maxv / (float) (total - hist[i]);
+    uint32_t sum = 0;
+    for (int v = 0; v <= i; v++)
+      lut[v] = 0;
+    for (i++; i < nb; ++i) {
+      sum += hist[i];
+      volatile float prod = (float) sum * scale;
+      long r = std::lrint (prod);
+      lut[i] = (uint32_t) (r < 0 ? 0 : r > maxv ? maxv : r);
+    }
+  }
+  for (int v = 0; v < nb; v++)
+    lut[v] = (uint32_t) ((v * (256 - strength) + (int) lut[v] * strength + 128) >> 8);
+  return lut;
+}
+
+/* The values of a 16-bit image's region. */
+std::vector<uint32_t>
+hist16 (const HostImage &img, int x0, int y0, int w, int h)
+{
+  std::vector<uint32_t> c ((size_t) 1 << img.depth, 0);
+  for (int y = y0; y < y0 + h; y++)
+    for (int x = x0; x < x0 + w; x++)
+      c[img.value (x, y)]++;
+  return c;
+}
+
+/* dst = lut[value] << shift, the other bits zero; padding untouched. */
+bool
+check16 (const HostImage &src, const HostImage &dst,
+    const std::vector<uint32_t> &lut, const std::string &what)
+{
+  for (int y = 0; y < src.height; y++) {
+    const uint8_t *r = dst.bytes.data () + (size_t) y * dst.pitch;
+    for (int x = 0; x < src.width; x++) {
+      const uint32_t want = lut[src.value (x, y)] << src.shift;
+      const uint32_t got = (uint32_t) r[2 * x] | ((uint32_t) r[2 * x + 1] << 8);
+      if (got != want) {
+        fprintf (stderr, "%s: (x=%d, y=%d): got %u want %u\n", what.c_str (), x, y,
+            got, want);
+        return false;
+      }
+    }
+    for (size_t i = (size_t) src.width * 2; i < dst.pitch && y + 1 < src.height; i++)
+      if (r[i] != kPoison) {
+        fprintf (stderr, "%s: padding written at row %d\n", what.c_str (), y);
+        return false;
+      }
+  }
+  return true;
+}
+
+const Content contents16[] = { Content::random, Content::natural,
+  Content::gradient, Content::constant, Content::zeros, Content::all255 };
+
+}  // namespace
+
+/* 10/12/16-bit gray frames (garbage in the unused bits): the reference equals
+ * equalizeHist restated for 2^depth bins, whole frame and ROI, strengths;
+ * the LUT output holds uint16 entries; in place; CLAHE is unsupported. */
+GST_START_TEST (test_high_bit_depth)
+{
+  for (const Layout16 &l : layouts16)
+    for (Content c : contents16)
+      for (auto sz : { std::pair<int, int> {1, 1}, {67, 23}, {300, 200} }) {
+        HostImage src = testutil::make_image16 (sz.first, sz.second, c, l.depth,
+            l.shift, 21, 1, 6, true);
+        for (double strength : { 1.0, 0.5, 0.0 })
+          for (bool roi : { false, true }) {
+            EqConfig cfg = cfg16 (l);
+            cfg.strength = strength;
+            int rx = 0, ry = 0, rw = src.width, rh = src.height;
+            if (roi && src.width > 4) {
+              rx = 3; ry = 2; rw = src.width / 2; rh = src.height / 2;
+              cfg.roi_x = rx; cfg.roi_y = ry; cfg.roi_width = rw; cfg.roi_height = rh;
+            }
+            std::vector<uint8_t> lut;
+            HostImage dst = ref_run (src, cfg, nullptr, &lut);
+            const std::vector<uint32_t> want = opencv_eq_lut16 (hist16 (src, rx, ry,
+                    rw, rh), (1 << l.depth) - 1, (int) std::lround (strength * 256));
+            const std::string what = name ((std::string ("hbd ") + l.name).c_str (),
+                src.width, src.height, c) + " strength " + std::to_string (strength) +
+                (roi ? " roi" : "");
+            fail_unless (check16 (src, dst, want, what), "%s", what.c_str ());
+            fail_unless (lut.size () == want.size () * 2);
+            for (size_t v = 0; v < want.size (); v++)
+              fail_unless (lut[2 * v] + 256u * lut[2 * v + 1] == want[v],
+                  "%s: LUT entry %zu", what.c_str (), v);
+          }
+        /* in place */
+        HostImage io = src;
+        EqFrame f = frame_of (io, io);
+        fail_unless (cip::ref::equalize (f, cfg16 (l), nullptr, nullptr) == Status::ok);
+        HostImage want = ref_run (src, cfg16 (l));
+        for (int y = 0; y < src.height; y++)
+          fail_unless (memcmp (io.bytes.data () + y * io.pitch, want.bytes.data () +
+                  y * want.pitch, (size_t) src.width * 2) == 0);
+      }
+  /* from a histogram: the LUT of that histogram; smoothing converges */
+  const Layout16 &l = layouts16[0];
+  HostImage a = testutil::make_image16 (64, 32, Content::natural, l.depth, l.shift, 3);
+  HostImage b = testutil::make_image16 (64, 32, Content::random, l.depth, l.shift, 4);
+  std::vector<uint32_t> hb = hist16 (b, 0, 0, 64, 32);
+  HostImage da = poisoned_like (a, 8);
+  EqFrame f = frame_of (a, da);
+  fail_unless (cip::ref::equalize_from_histogram (f, cfg16 (l), hb.data (), nullptr,
+          nullptr) == Status::ok);
+  fail_unless (check16 (a, da, opencv_eq_lut16 (hb, 1023, 256), "from histogram"));
+  EqConfig sm = cfg16 (l);
+  sm.smoothing = 0.75;
+  std::vector<uint64_t> mem (cip::equalize_state_bytes (sm) / 8, 0x5555u);
+  fail_unless (mem.size () == 1024);
+  EqState st;
+  st.data = mem.data ();
+  const HostImage want_b = ref_run (b, cfg16 (l));
+  fail_unless (ref_run (a, sm, &st).bytes == ref_run (a, cfg16 (l)).bytes);
+  bool differed = false, converged = false;
+  for (int i = 0; i < 300 && !converged; i++) {
+    HostImage o = ref_run (b, sm, &st);
+    differed = differed || o.bytes != want_b.bytes;
+    converged = o.bytes == want_b.bytes;
+  }
+  fail_unless (differed && converged);
+  /* invalid and unsupported */
+  EqConfig bad = cfg16 (l);
+  HostImage d2 = poisoned_like (a, 8);
+  EqFrame g = frame_of (a, d2);
+  bad.mode = EqMode::clahe;
+  fail_unless (cip::ref::equalize (g, bad, nullptr, nullptr) == Status::unsupported);
+  for (auto ds : { std::pair<int, int> {17, 0}, {10, 7}, {7, 0}, {8, 1} }) {
+    bad = cfg16 (l);
+    bad.depth = ds.first;
+    bad.shift = ds.second;
+    fail_unless (cip::ref::equalize (g, bad, nullptr, nullptr) == Status::invalid_argument,
+        "depth %d shift %d", ds.first, ds.second);
+  }
+  bad = cfg16 (l);
+  bad.layout = EqLayout::rgbx;
+  fail_unless (cip::ref::equalize (g, bad, nullptr, nullptr) == Status::invalid_argument);
+  g.src += 1;           /* odd: not a 16-bit word */
+  fail_unless (cip::ref::equalize (g, cfg16 (l), nullptr, nullptr) ==
+      Status::invalid_argument);
+  EqConfig c16 = cfg16 (layouts16[2]);
+  fail_unless (cip::equalize_bins (c16) == 65536);
+  fail_unless (cip::equalize_lut_bytes (c16) == 65536 * 2);
+  fail_unless (cip::equalize_bins (EqConfig ()) == 256);
+}
+GST_END_TEST;
+
 /* ---- GPU ------------------------------------------------------------------------- */
 #ifdef HAVE_CUDA
 namespace {
@@ -1004,6 +1189,49 @@ GST_START_TEST (test_gpu_options)
 }
 GST_END_TEST;
 
+
+/* Depth > 8 on the GPU: frames, LUTs and smoothing states identical to the
+ * reference; ROI, strength, in place, given histograms (host and device),
+ * video sizes. */
+GST_START_TEST (test_gpu_high_bit_depth)
+{
+  for (const Layout16 &l : layouts16)
+    for (Content c : contents16)
+      for (auto sz : { std::pair<int, int> {1, 1}, {67, 23}, {1920, 1080} }) {
+        if (sz.first > 100 && c != Content::random && c != Content::natural)
+          continue;
+        HostImage a = testutil::make_image16 (sz.first, sz.second, c, l.depth,
+            l.shift, 31, 1, 6, true);
+        HostImage b = testutil::make_image16 (sz.first, sz.second,
+            Content::random, l.depth, l.shift, 32, 1, 6, true);
+        const std::string what = name ((std::string ("gpu hbd ") + l.name).c_str (),
+            a.width, a.height, c);
+        EqConfig cfg = cfg16 (l);
+        fail_unless (gpu_sequence ({ &a }, cfg, false, false, what), "%s", what.c_str ());
+        fail_unless (gpu_sequence ({ &a }, cfg, false, true, what + " in place"),
+            "%s", what.c_str ());
+        EqConfig r = cfg;
+        r.strength = 0.5;
+        if (a.width > 4) {
+          r.roi_x = 3;
+          r.roi_y = 2;
+          r.roi_width = a.width / 2;
+          r.roi_height = a.height / 2;
+        }
+        fail_unless (gpu_sequence ({ &a }, r, false, false, what + " roi"), "%s",
+            what.c_str ());
+        EqConfig sm = cfg;
+        sm.smoothing = 0.75;
+        fail_unless (gpu_sequence ({ &a, &b, &b, &a }, sm, true, false,
+                what + " smoothing"), "%s", what.c_str ());
+        const std::vector<uint32_t> hb = hist16 (b, 0, 0, b.width, b.height);
+        for (bool dev : { false, true })
+          fail_unless (gpu_sequence ({ &a }, cfg, false, false, what + " given",
+                  &hb, dev), "%s", what.c_str ());
+      }
+}
+GST_END_TEST;
+
 GST_START_TEST (test_gpu_invalid_arguments)
 {
   EqConfig c;
@@ -1041,6 +1269,7 @@ equalize_suite (void)
   tcase_add_test (tc, test_rgb);
   tcase_add_test (tc, test_in_place);
   tcase_add_test (tc, test_invalid_arguments);
+  tcase_add_test (tc, test_high_bit_depth);
 #ifndef HAVE_CUDA
   tcase_add_test (tc, test_cpu_only_unsupported);
 #endif
@@ -1053,6 +1282,7 @@ equalize_suite (void)
   tcase_add_test (gpu, test_gpu_rgb);
   tcase_add_test (gpu, test_gpu_video_sizes);
   tcase_add_test (gpu, test_gpu_options);
+  tcase_add_test (gpu, test_gpu_high_bit_depth);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;

@@ -8,6 +8,7 @@
 #include "cipcheck.h"
 #include "testimage.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -322,7 +323,7 @@ GST_START_TEST (test_ref_invalid_arguments)
   fail_unless (cip::ref::histogram (five, 5, 256, h, false) == bad);
   fail_unless (cip::ref::histogram (&ok, 1, 256, nullptr, false) == bad);
   fail_unless (cip::ref::histogram (&ok, 1, 256, (uint32_t *) ((uint8_t *) h + 2), false) == bad);
-  for (int bins : { -2, 0, 1, 3, 6, 100, 255, 512 })
+  for (int bins : { -2, 0, 1, 65537 })
     fail_unless (cip::ref::histogram (&ok, 1, bins, h, false) == bad, "bins %d", bins);
   HistInput v = ok;
   v.view.width = -1;
@@ -534,7 +535,7 @@ for_each_draw_case (const char *who, Check && check)
   for (int si = 0; si < testutil::n_edge_sizes; si++) {
     const testutil::Size sz = testutil::edge_sizes[si];
     for (int count = 1; count <= 4; count++)
-      for (int bins : { 2, 16, 256 }) {
+      for (int bins : { 2, 3, 16, 100, 256 }) {
         const Counts k = all_counts[n_case % 6];
         const int alpha = draw_alphas[n_case % 4];
         n_case++;
@@ -615,8 +616,11 @@ GST_START_TEST (test_ref_draw_invalid_arguments)
           256, &ok, 1, 256) == bad);
   for (int count : { -1, 0, 5 })
     fail_unless (cip::ref::histogram_draw (h, count, 256, &ok, 1, 256) == bad);
-  for (int bins : { 0, 1, 3, 100, 512 })
+  for (int bins : { 0, 1, 257, 512 })
     fail_unless (cip::ref::histogram_draw (h, 1, bins, &ok, 1, 256) == bad);
+  /* bins need not be a power of two (columns x * bins / width) */
+  for (int bins : { 3, 100, 255 })
+    fail_unless (cip::ref::histogram_draw (h, 1, bins, &ok, 1, 256) == Status::ok);
   for (int alpha : { -1, 257 })
     fail_unless (cip::ref::histogram_draw (h, 1, 256, &ok, 1, alpha) == bad);
   HistDrawPlane v = ok;
@@ -646,6 +650,221 @@ GST_START_TEST (test_ref_draw_invalid_arguments)
 }
 GST_END_TEST;
 
+/* ---- high bit depth, ranges, any bin count (CPU) -------------------------- */
+
+namespace {
+
+/* A 16-bit sample layout: P010 (10 bits high), I420_10LE (10 bits low),
+ * 16-bit formats; and a 12-bit one at bit 2, for good measure. */
+struct Layout { int depth, shift; const char *name; };
+const Layout layouts16[] = { {10, 6, "p010"}, {10, 0, "i420_10"}, {16, 0, "16bit"},
+  {12, 2, "12at2"} };
+
+/* The histogram from the bin-edge definition of histogram.h, independent of
+ * the division formula: bin b starts at value lo + ceil(b * span / bins). */
+std::vector<uint32_t>
+naive_hist_range (const HostImage &img, int channel, int bins, uint32_t lo,
+    uint32_t hi)
+{
+  const uint64_t span = (uint64_t) hi - lo + 1;
+  std::vector<int32_t> bin_of ((size_t) span, -1);
+  for (int b = bins - 1; b >= 0; b--) {
+    const uint64_t start = ((uint64_t) b * span + bins - 1) / bins;
+    for (uint64_t x = start; x < span && bin_of[x] < 0; x++)
+      bin_of[x] = b;
+  }
+  std::vector<uint32_t> h ((size_t) bins, 0);
+  for (int y = 0; y < img.height; y++)
+    for (int x = 0; x < img.width; x++) {
+      const uint32_t v = img.value (x, y, channel);
+      if (v >= lo && v <= hi)
+        h[(size_t) bin_of[v - lo]]++;
+    }
+  return h;
+}
+
+HistInput
+input_range (const ImageView &v, int32_t lo, int32_t hi)
+{
+  HistInput in = input (v);
+  in.range_min = lo;
+  in.range_max = hi;
+  return in;
+}
+
+const Content hbd_contents[] = { Content::random, Content::constant,
+  Content::zeros, Content::all255, Content::gradient, Content::natural };
+
+}  // namespace
+
+/* 10-, 12- and 16-bit planes and channels: the reference against the
+ * bin-edge definition, default range and sub-ranges, bins dividing the range
+ * or not. */
+GST_START_TEST (test_ref_hbd)
+{
+  for (const Layout &l : layouts16) {
+    const uint32_t max = (1u << l.depth) - 1;
+    for (Content c : hbd_contents) {
+      HostImage img = testutil::make_image16 (67, 23, c, l.depth, l.shift, 5, 2, 6);
+      for (int bins : { 2, 3, 7, 256, 1000, 1024, 4096, 65536 }) {
+        const uint32_t ranges[][2] = { {0, max}, {64, 940 < max ? 940 : max},
+          {max / 3, max / 3}, {1, max - 1} };
+        for (auto r : ranges) {
+          for (int ch = 0; ch < 2; ch++) {
+            HistInput in = input_range (img.view (2 * ch), (int32_t) r[0],
+                r[0] == 0 && r[1] == max ? -1 : (int32_t) r[1]);
+            std::vector<uint32_t> got ((size_t) bins, kPoison);
+            fail_unless (cip::ref::histogram (&in, 1, bins, got.data (), false) ==
+                Status::ok);
+            std::string w = std::string ("ref ") + l.name + " " +
+                testutil::content_name (c) + " bins " + std::to_string (bins) +
+                " range " + std::to_string (r[0]) + ".." + std::to_string (r[1]);
+            fail_unless (equal_counts (got.data (), naive_hist_range (img, ch, bins,
+                        r[0], r[1]), w), "%s", w.c_str ());
+          }
+        }
+      }
+    }
+  }
+}
+GST_END_TEST;
+
+/* Bins that do not divide the range, worked by hand: 3 bins over 0..9 are
+ * {0..3}, {4..6}, {7..9}; 4 bins over 10..19 of an 8-bit plane are {10..12},
+ * {13..14}, {15..17}, {18..19}, values outside not counted; 8 bins over 0..2
+ * leave gaps. And 8-bit non-power-of-two bins against the definition. */
+GST_START_TEST (test_ref_uneven_bins)
+{
+  HostImage a = testutil::make_image (32, 1, Content::zeros, 1, 1, 0);
+  for (int x = 0; x < 32; x++)
+    a.row (0)[x] = (uint8_t) x;
+  uint32_t h[8];
+  HistInput in = input_range (a.view (), 0, 9);
+  fail_unless (cip::ref::histogram (&in, 1, 3, h, false) == Status::ok);
+  fail_unless (h[0] == 4 && h[1] == 3 && h[2] == 3, "%u %u %u", h[0], h[1], h[2]);
+  in = input_range (a.view (), 10, 19);
+  fail_unless (cip::ref::histogram (&in, 1, 4, h, false) == Status::ok);
+  fail_unless (h[0] == 3 && h[1] == 2 && h[2] == 3 && h[3] == 2,
+      "%u %u %u %u", h[0], h[1], h[2], h[3]);
+  in = input_range (a.view (), 0, 2);
+  fail_unless (cip::ref::histogram (&in, 1, 8, h, false) == Status::ok);
+  const uint32_t gaps[8] = { 1, 0, 1, 0, 0, 1, 0, 0 };   /* 0 -> 0, 1 -> 8/3, 2 -> 16/3 */
+  for (int b = 0; b < 8; b++)
+    fail_unless (h[b] == gaps[b], "bin %d: %u", b, h[b]);
+  /* 16-bit: 3 bins over the full range */
+  HostImage w = testutil::make_image16 (4, 1, Content::zeros, 16, 0, 1, 1, 0);
+  const uint32_t vals[4] = { 21845, 21846, 43690, 43691 };  /* 65536 / 3 = 21845.3 */
+  for (int x = 0; x < 4; x++) {
+    w.row (0)[2 * x] = (uint8_t) vals[x];
+    w.row (0)[2 * x + 1] = (uint8_t) (vals[x] >> 8);
+  }
+  in = input (w.view ());
+  fail_unless (cip::ref::histogram (&in, 1, 3, h, false) == Status::ok);
+  fail_unless (h[0] == 1 && h[1] == 2 && h[2] == 1, "%u %u %u", h[0], h[1], h[2]);
+  /* 8-bit planes with any bins and ranges */
+  for (Content c : testutil::all_contents) {
+    HostImage img = testutil::make_image (45, 19, c, 3, 1, 2);
+    for (int bins : { 3, 5, 100, 255, 257, 1024 })
+      for (auto r : { std::pair<int, int> {0, 255}, {16, 235}, {100, 100} }) {
+        HistInput i8 = input_range (img.view (), r.first, r.second);
+        std::vector<uint32_t> got ((size_t) bins);
+        fail_unless (cip::ref::histogram (&i8, 1, bins, got.data (), false) == Status::ok);
+        fail_unless (equal_counts (got.data (), naive_hist_range (img, 0, bins,
+                    (uint32_t) r.first, (uint32_t) r.second), "ref 8-bit uneven"),
+            "bins %d", bins);
+      }
+  }
+  /* the 8-bit fast-path formula is the general one: explicit 0..255 */
+  HostImage r8 = testutil::make_image (64, 9, Content::random, 7, 1, 0);
+  for (int bins : all_bins) {
+    std::vector<uint32_t> x ((size_t) bins), y ((size_t) bins);
+    HistInput d = input (r8.view ()), e = input_range (r8.view (), 0, 255);
+    fail_unless (cip::histogram_is_8bit_path (&d, 1, bins));
+    fail_unless (cip::ref::histogram (&d, 1, bins, x.data (), false) == Status::ok);
+    fail_unless (cip::ref::histogram (&e, 1, bins, y.data (), false) == Status::ok);
+    fail_unless (x == y && x == naive_hist_range (r8, 0, bins, 0, 255));
+  }
+}
+GST_END_TEST;
+
+/* P010 keeps its 10 bits high: garbage in the low six bits (and, for
+ * I420_10LE, in the high six) changes nothing. */
+GST_START_TEST (test_ref_hbd_ignored_bits)
+{
+  for (const Layout &l : layouts16) {
+    if (l.depth == 16)
+      continue;
+    for (Content c : hbd_contents) {
+      HostImage clean = testutil::make_image16 (33, 17, c, l.depth, l.shift, 9, 1, 0, false);
+      HostImage junk = testutil::make_image16 (33, 17, c, l.depth, l.shift, 9, 1, 0, true);
+      fail_unless (clean.bytes != junk.bytes);
+      for (int bins : { 1024, 100, 4 }) {
+        std::vector<uint32_t> a ((size_t) bins), b ((size_t) bins);
+        HistInput ia = input (clean.view ()), ib = input (junk.view ());
+        fail_unless (cip::ref::histogram (&ia, 1, bins, a.data (), false) == Status::ok);
+        fail_unless (cip::ref::histogram (&ib, 1, bins, b.data (), false) == Status::ok);
+        fail_unless (a == b, "%s %s bins %d", l.name, testutil::content_name (c), bins);
+      }
+    }
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_ref_hbd_invalid_arguments)
+{
+  HostImage img = testutil::make_image16 (16, 4, Content::random, 10, 6, 1, 2, 4);
+  uint32_t h[1024];
+  const Status bad = Status::invalid_argument;
+  HistInput ok = input (img.view (0));
+  fail_unless (cip::ref::histogram (&ok, 1, 1024, h, false) == Status::ok);
+  HistInput v = ok;
+  v.range_min = -1;
+  fail_unless (cip::ref::histogram (&v, 1, 16, h, false) == bad);
+  v = input_range (ok.view, 10, 9);
+  fail_unless (cip::ref::histogram (&v, 1, 16, h, false) == bad);
+  v = input_range (ok.view, 0, 1024);               /* above 10 bits */
+  fail_unless (cip::ref::histogram (&v, 1, 16, h, false) == bad);
+  v = input_range (ok.view, 1023, 1023);
+  fail_unless (cip::ref::histogram (&v, 1, 16, h, false) == Status::ok);
+  v = input_range (ok.view, 1024, -1);              /* min above the max value */
+  fail_unless (cip::ref::histogram (&v, 1, 16, h, false) == bad);
+  /* misaligned 16-bit views, impossible layouts */
+  v = ok;
+  v.view.data += 1;
+  fail_unless (cip::ref::histogram (&v, 1, 16, h, false) == bad);
+  v = ok;
+  v.view.pitch += 1;
+  fail_unless (cip::ref::histogram (&v, 1, 16, h, false) == bad);
+  v = ok;
+  v.view.step = 3;
+  fail_unless (cip::ref::histogram (&v, 1, 16, h, false) == bad);
+  v = ok;
+  v.view.step = 1;
+  fail_unless (cip::ref::histogram (&v, 1, 16, h, false) == bad);
+  v = ok;
+  v.view.depth = 11;                                /* 11 + 6 > 16 */
+  fail_unless (cip::ref::histogram (&v, 1, 16, h, false) == bad);
+  v = ok;
+  v.view.bytes = 3;
+  fail_unless (cip::ref::histogram (&v, 1, 16, h, false) == bad);
+  v = ok;
+  v.view.depth = 0;
+  fail_unless (cip::ref::histogram (&v, 1, 16, h, false) == bad);
+  /* luma of RGB is 8-bit only */
+  v = ok;
+  v.source = HistSource::luma_rgb;
+  fail_unless (cip::ref::histogram (&v, 1, 16, h, false) == Status::unsupported);
+  /* a 1-byte view of fewer bits is fine */
+  HostImage b = testutil::make_image (8, 8, Content::random, 1, 1, 0);
+  v = input (b.view ());
+  v.view.depth = 4;
+  v.view.shift = 2;
+  fail_unless (cip::ref::histogram (&v, 1, 16, h, false) == Status::ok);
+  fail_unless (!cip::histogram_is_8bit_path (&v, 1, 16));
+  fail_unless (cip::histogram_pick (ok, 1024) == HistAlgorithm::packed16);
+}
+GST_END_TEST;
+
 #ifndef HAVE_CUDA
 GST_START_TEST (test_cpu_only_unsupported)
 {
@@ -657,12 +876,12 @@ GST_START_TEST (test_cpu_only_unsupported)
       == Status::unsupported);
   fail_unless (cip::histogram_workspace_init (ws, sizeof (ws), nullptr) ==
       Status::unsupported);
-  fail_unless (cip::histogram (&in, 1, 3, h, false, ws, sizeof (ws), nullptr)
+  fail_unless (cip::histogram (&in, 1, 1, h, false, ws, sizeof (ws), nullptr)
       == Status::invalid_argument);
   HistDrawPlane p = draw_plane (a, 0, 0, 0, 8, 8, 0, 255);
   fail_unless (cip::histogram_draw (h, 1, 256, &p, 1, 128, nullptr) ==
       Status::unsupported);
-  fail_unless (cip::histogram_draw (h, 1, 3, &p, 1, 128, nullptr) ==
+  fail_unless (cip::histogram_draw (h, 1, 1, &p, 1, 128, nullptr) ==
       Status::invalid_argument);
 }
 GST_END_TEST;
@@ -699,8 +918,9 @@ struct Gpu {
   cudaStream_t stream = nullptr;
   DevBuf ws;
   DevBuf out;
-  Gpu () : ws (cip::histogram_workspace_bytes (cip::kHistogramMaxInputs,
-          cip::kHistogramMaxBins)), out ((4 * 256 + 64) * 4) {
+  explicit Gpu (size_t out_entries = 4 * 256 + 64) :
+      ws (cip::histogram_workspace_bytes (cip::kHistogramMaxInputs,
+          cip::kHistogramMaxBins)), out (out_entries * 4) {
     CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
     fail_unless (cip::histogram_workspace_init (ws.p, ws.n, stream) == Status::ok);
   }
@@ -955,6 +1175,145 @@ GST_START_TEST (test_gpu_carry)
 }
 GST_END_TEST;
 
+/* ---- high bit depth, ranges, any bin count (GPU) -------------------------- */
+
+namespace {
+
+const HistAlgorithm general_algos[] = { HistAlgorithm::automatic,
+  HistAlgorithm::packed16, HistAlgorithm::warp_aggregated };
+
+/* The general-path algorithms on one call against the reference (the
+ * 8-bit-path-only variants must say unsupported). */
+void
+gpu_check_general (Gpu &g, const HistInput *in, const DevImage *const *imgs,
+    int n, int bins, const std::string &what, bool with_accumulate = false)
+{
+  fail_unless (!cip::histogram_is_8bit_path (in, n, bins));
+  std::vector<uint32_t> want ((size_t) n * bins);
+  fail_unless (cip::ref::histogram (in, n, bins, want.data (), false) == Status::ok,
+      "%s", what.c_str ());
+  for (HistAlgorithm a : general_algos) {
+    fail_unless (gpu_matches (g, in, imgs, n, bins, a, false, want, what), "%s",
+        what.c_str ());
+    if (with_accumulate)
+      fail_unless (gpu_matches (g, in, imgs, n, bins, a, true, want, what), "%s",
+          what.c_str ());
+  }
+  HistInput din[cip::kHistogramMaxInputs];
+  for (int i = 0; i < n; i++) {
+    din[i] = in[i];
+    din[i].view = imgs[i]->map (in[i].view);
+  }
+  for (HistAlgorithm a : { HistAlgorithm::replicated, HistAlgorithm::packed8 })
+    fail_unless (cip::histogram (din, n, bins, (uint32_t *) g.out.p, false, g.ws.p,
+            g.ws.n, g.stream, a) == Status::unsupported);
+}
+
+}  // namespace
+
+/* 10/12/16-bit planes (step 2) and interleaved channels (P010's UV, step 4),
+ * several per call, bins dividing the range or not, sub-ranges, padded
+ * pitches and crops at odd offsets. */
+GST_START_TEST (test_gpu_hbd)
+{
+  Gpu g (4 * 65536 + 64);
+  const struct { int w, h; size_t pad; } shapes[] = { {1, 1, 0}, {67, 23, 6},
+    {257, 33, 2}, {640, 480, 0}, {1001, 67, 10} };
+  for (const Layout &l : layouts16) {
+    const uint32_t max = (1u << l.depth) - 1;
+    for (auto sh : shapes) {
+      for (Content c : hbd_contents) {
+        HostImage y = testutil::make_image16 (sh.w, sh.h, c, l.depth, l.shift, 11,
+            1, sh.pad, true);
+        HostImage uv = testutil::make_image16 ((sh.w + 1) / 2, (sh.h + 1) / 2, c,
+            l.depth, l.shift, 12, 2, sh.pad, true);
+        DevImage dy (y), duv (uv);
+        const DevImage *imgs[4] = { &dy, &duv, &duv, &dy };
+        for (int bins : { 2, 3, 256, 1000, 1024, 4096, 65536 }) {
+          HistInput in[4] = { input (y.view ()), input (uv.view (0)),
+            input (uv.view (2)), input_range (y.view (), 64, (int32_t) (max - 83)) };
+          std::string w = std::string ("gpu ") + l.name + " " +
+              std::to_string (sh.w) + "x" + std::to_string (sh.h) + " " +
+              testutil::content_name (c) + " bins " + std::to_string (bins);
+          gpu_check_general (g, in, imgs, 4, bins, w, sh.w == 67);
+          gpu_check_general (g, in + 1, imgs + 1, 1, bins, w + " uv only");
+        }
+        /* crops: odd offsets and widths, one row, one column */
+        if (sh.w >= 257 && c == Content::random) {
+          for (auto cr : crops_of (sh.w, sh.h)) {
+            HistInput in = input (y.view ().crop (cr.x, cr.y, cr.w, cr.h));
+            HistInput inu = input (uv.view (2).crop (cr.x / 2, cr.y / 2,
+                    (cr.w + 1) / 2, (cr.h + 1) / 2));
+            const DevImage *im2[2] = { &dy, &duv };
+            HistInput both[2] = { in, inu };
+            gpu_check_general (g, both, im2, 2, 1000, std::string ("gpu crop ") +
+                l.name);
+          }
+        }
+      }
+    }
+  }
+}
+GST_END_TEST;
+
+/* 8-bit views on the general path: ranges and bins that are not a power of
+ * two or above 256, planes, RGBA channels and luma. */
+GST_START_TEST (test_gpu_general_8bit)
+{
+  Gpu g (4 * 4096 + 64);
+  for (Content c : testutil::all_contents) {
+    HostImage p = testutil::make_image (1001, 67, c, 21, 1, 3);
+    HostImage k = testutil::make_image (333, 41, c, 22, 4, 8);
+    DevImage dp (p), dk (k);
+    const DevImage *imgs[4] = { &dp, &dk, &dk, &dk };
+    for (int bins : { 3, 100, 255, 512, 4096 }) {
+      HistInput in[4] = { input_range (p.view (), 16, 235), input (k.view (1)),
+        input (k.view (3)), input (k.view (0), HistSource::luma_bgr) };
+      gpu_check_general (g, in, imgs, 4, bins, std::string ("gpu 8-bit general ") +
+          testutil::content_name (c) + " bins " + std::to_string (bins), true);
+    }
+    HistInput r = input_range (p.view (), 0, 127);
+    const DevImage *one[1] = { &dp };
+    gpu_check_general (g, &r, one, 1, 128, "gpu 8-bit half range");
+  }
+}
+GST_END_TEST;
+
+/* The packed sub-counters' overflow carried into the output: few blocks,
+ * large flat frames (every count of a copy in one bin), 4K random and
+ * natural 16-bit planes, and P010 garbage bits ignored on the GPU too. */
+GST_START_TEST (test_gpu_hbd_carry)
+{
+  Gpu g (2 * 65536 + 64);
+  const Content cs[] = { Content::constant, Content::all255, Content::zeros,
+    Content::natural, Content::random };
+  for (Content c : cs) {
+    HostImage a = testutil::make_image16 (3840, 2160, c, 16, 0, 31, 1, 0);
+    HostImage p = testutil::make_image16 (1920, 1080, c, 10, 6, 32, 1, 64, true);
+    HostImage pc = testutil::make_image16 (1920, 1080, c, 10, 6, 32, 1, 64, false);
+    DevImage da (a), dp (p), dpc (pc);
+    for (int blocks : { 1, 2, 3, 0 }) {
+      cip::histogram_debug_max_blocks (blocks);
+      for (int bins : { 65536, 4096, 1024, 2, 3 }) {
+        HistInput ia = input (a.view ());
+        const DevImage *ima[1] = { &da };
+        std::string w = std::string ("gpu carry ") + testutil::content_name (c) +
+            " bins " + std::to_string (bins) + " blocks " + std::to_string (blocks);
+        gpu_check_general (g, &ia, ima, 1, bins, w, blocks == 1);
+        HistInput ip[2] = { input (p.view ()), input (pc.view ()) };
+        const DevImage *imp[2] = { &dp, &dpc };
+        std::vector<uint32_t> want (2 * (size_t) bins);
+        fail_unless (cip::ref::histogram (ip, 2, bins, want.data (), false) == Status::ok);
+        fail_unless (std::equal (want.begin (), want.begin () + bins,
+                want.begin () + bins), "%s", w.c_str ());
+        gpu_check_general (g, ip, imp, 2, bins, w + " p010");
+      }
+    }
+  }
+  cip::histogram_debug_max_blocks (0);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_gpu_accumulate_frames)
 {
   Gpu g;
@@ -1186,6 +1545,10 @@ histogram_suite (void)
   tcase_add_test (tc, test_ref_draw_shape);
   tcase_add_test (tc, test_ref_draw);
   tcase_add_test (tc, test_ref_draw_invalid_arguments);
+  tcase_add_test (tc, test_ref_hbd);
+  tcase_add_test (tc, test_ref_uneven_bins);
+  tcase_add_test (tc, test_ref_hbd_ignored_bits);
+  tcase_add_test (tc, test_ref_hbd_invalid_arguments);
 #ifndef HAVE_CUDA
   tcase_add_test (tc, test_cpu_only_unsupported);
 #endif
@@ -1204,6 +1567,9 @@ histogram_suite (void)
   tcase_add_test (gpu, test_gpu_workspace_reuse);
   tcase_add_test (gpu, test_gpu_draw);
   tcase_add_test (gpu, test_gpu_draw_invalid_arguments);
+  tcase_add_test (gpu, test_gpu_hbd);
+  tcase_add_test (gpu, test_gpu_general_8bit);
+  tcase_add_test (gpu, test_gpu_hbd_carry);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;

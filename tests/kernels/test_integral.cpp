@@ -360,6 +360,75 @@ GST_START_TEST (test_ref_invalid_arguments)
 }
 GST_END_TEST;
 
+
+/* ------------------------------------------------- 16-bit samples (CPU) */
+
+/* 16-bit layouts: P010 (10 bits high), I420_10LE (10 bits low), 16-bit. */
+struct Layout16 { int depth, shift; const char *name; };
+const Layout16 layouts16[] = { {10, 6, "p010"}, {10, 0, "i420_10"}, {16, 0, "16bit"} };
+const Content contents16[] = { Content::random, Content::constant,
+  Content::all255, Content::gradient, Content::natural };
+
+/* The naive recurrence on the values of channel `ch` of a 16-bit image. */
+void
+naive_sat16 (const HostImage &img, int ch, std::vector<uint64_t> &s,
+    std::vector<uint64_t> &q)
+{
+  const size_t w1 = (size_t) img.width + 1;
+  s.assign (w1 * ((size_t) img.height + 1), 0);
+  q.assign (s.size (), 0);
+  for (int y = 0; y < img.height; y++)
+    for (int x = 0; x < img.width; x++) {
+      const uint64_t p = img.value (x, y, ch);
+      const size_t i = (y + 1) * w1 + x + 1;
+      s[i] = p + s[i - 1] + s[i - w1] - s[i - w1 - 1];
+      q[i] = p * p + q[i - 1] + q[i - w1] - q[i - w1 - 1];
+    }
+}
+
+/* The reference on 10- and 16-bit planes and interleaved channels (garbage
+ * in the bits outside the values) against the naive recurrence, every
+ * variant: u32 wraps (all-max 16-bit frames pass 2^32), u64 and squares
+ * exact. */
+GST_START_TEST (test_ref_16bit)
+{
+  int failures = 0;
+  const Size sizes[] = { {1, 1}, {2, 1}, {31, 17}, {257, 3}, {300, 300} };
+  for (const Layout16 &l : layouts16)
+    for (Content c : contents16)
+      for (const Size &sz : sizes)
+        for (int chans : { 1, 2 }) {
+          HostImage img = make_image16 (sz.w, sz.h, c, l.depth, l.shift, 9,
+              chans, 6, true);
+          const int ch = chans - 1;
+          std::vector<uint64_t> ns, nq;
+          naive_sat16 (img, ch, ns, nq);
+          for (const Variant &v : all_variants) {
+            const size_t es = v.type == cip::SatType::u32 ? 4 : 8;
+            RefResult r (sz.w, sz.h, v, dst_pitch (sz.w, es, PitchMode::odd),
+                dst_pitch (sz.w, 8, PitchMode::tight));
+            const std::string what = std::string ("ref16 ") + l.name + " " +
+                case_name (sz.w, sz.h, c, Chan { 2 * chans, ch }, PitchMode::odd, v);
+            bool ok = run_ref (img.view (2 * ch), v, r) == cip::Status::ok;
+            ok = ok && check_table (r.sum, ns, what + " (sum)");
+            if (ok && v.sq)
+              ok = check_table (r.sq, nq, what + " (sqsum)");
+            if (!ok) {
+              fprintf (stderr, "FAIL %s\n", what.c_str ());
+              failures++;
+            }
+          }
+        }
+  fail_unless (failures == 0, "%d failing 16-bit reference cases", failures);
+  /* a 1-byte view of fewer than 8 bits is not served */
+  HostImage b = make_image (4, 4, Content::random, 1);
+  cip::ImageView v4 = b.view ();
+  v4.depth = 4;
+  RefResult r (4, 4, all_variants[0], 5 * 4, 5 * 8);
+  fail_unless (run_ref (v4, all_variants[0], r) == cip::Status::unsupported);
+}
+GST_END_TEST;
+
 /* ---------------------------------------------------------------- GPU */
 
 #ifdef HAVE_CUDA
@@ -778,6 +847,39 @@ GST_START_TEST (test_gpu_invalid_arguments)
 }
 GST_END_TEST;
 
+
+/* 10- and 16-bit planes and channels on the GPU against the reference, every
+ * variant, at edge and video sizes (the u32 tables of all-max frames wrap). */
+GST_START_TEST (test_gpu_16bit)
+{
+  ensure_workspace ();
+  int failures = 0;
+  const Size sizes[] = { {1, 1}, {2, 1}, {1, 70}, {31, 17}, {257, 3},
+    {300, 300}, {2049, 65}, {1920, 1080}, {3840, 2160} };
+  for (const Layout16 &l : layouts16)
+    for (Content c : contents16)
+      for (const Size &sz : sizes)
+        for (int chans : { 1, 2 }) {
+          if (chans == 2 && sz.w * sz.h > 1920 * 1080)
+            continue;
+          HostImage img = make_image16 (sz.w, sz.h, c, l.depth, l.shift, 13,
+              chans, chans == 1 ? 0 : 10, true);
+          const int ch = chans - 1;
+          for (const Variant &v : all_variants) {
+            const size_t es = v.type == cip::SatType::u32 ? 4 : 8;
+            RefResult want (sz.w, sz.h, v, dst_pitch (sz.w, es, PitchMode::odd),
+                dst_pitch (sz.w, 8, PitchMode::aligned256));
+            fail_unless (run_ref (img.view (2 * ch), v, want) == cip::Status::ok);
+            const std::string what = std::string ("gpu16 ") + l.name + " " +
+                case_name (sz.w, sz.h, c, Chan { 2 * chans, ch }, PitchMode::odd, v);
+            if (!gpu_case (img, 2 * ch, v, cip::SatAlgorithm::automatic, want, what))
+              failures++;
+          }
+        }
+  fail_unless (failures == 0, "%d failing 16-bit GPU cases", failures);
+}
+GST_END_TEST;
+
 #endif  /* HAVE_CUDA */
 
 Suite *
@@ -790,6 +892,7 @@ integral_suite ()
   tcase_add_test (cpu, test_ref_matches_naive_1080p);
   tcase_add_test (cpu, test_ref_u32_wraps);
   tcase_add_test (cpu, test_ref_invalid_arguments);
+  tcase_add_test (cpu, test_ref_16bit);
   suite_add_tcase (s, cpu);
 
   TCase *gpu = tcase_create ("gpu");
@@ -802,6 +905,7 @@ integral_suite ()
   tcase_add_test (gpu, test_gpu_large);
   tcase_add_test (gpu, test_gpu_fresh_workspace_and_wrap);
   tcase_add_test (gpu, test_gpu_workspace_reuse_burst);
+  tcase_add_test (gpu, test_gpu_16bit);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;

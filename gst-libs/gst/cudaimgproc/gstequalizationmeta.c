@@ -20,6 +20,7 @@ equalization_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
 
   m->luts = NULL;
   m->tiles_x = m->tiles_y = m->channels = 0;
+  m->depth = 8;
   return TRUE;
 }
 
@@ -38,8 +39,11 @@ equalization_meta_transform (GstBuffer * dest, GstMeta * meta,
   /* the tables describe how these pixels were made: copies keep them */
   if (!GST_META_TRANSFORM_IS_COPY (type))
     return FALSE;
-  return gst_buffer_add_equalization_meta (dest, m->luts, m->tiles_x,
-      m->tiles_y, m->channels) != NULL;
+  GstEqualizationMeta *d = gst_buffer_add_equalization_meta (dest, m->luts,
+      m->tiles_x, m->tiles_y, m->channels);
+  if (d)
+    gst_equalization_meta_set_depth (d, m->depth);
+  return d != NULL;
 }
 
 const GstMetaInfo *
@@ -109,9 +113,10 @@ gst_buffer_get_equalization_meta (GstBuffer * buffer)
  * @tile_y: tile row (0 in global mode)
  * @channel: table of the tile: 0 (luma, or red), 1 (green), 2 (blue)
  *
- * Returns: (transfer full) (nullable): a copy of the 256-entry table
- *   (lut[v] is what input value v became), or %NULL when the tile or channel
- *   is out of range or the tables cannot be read
+ * Returns: (transfer full) (nullable): a copy of the table (lut[v] is what
+ *   input value v became: 256 bytes at depth 8, 2^depth little-endian
+ *   guint16 above), or %NULL when the tile or channel is out of range or the
+ *   tables cannot be read
  */
 GBytes *
 gst_equalization_meta_get_lut (const GstEqualizationMeta * meta, guint tile_x,
@@ -119,18 +124,34 @@ gst_equalization_meta_get_lut (const GstEqualizationMeta * meta, guint tile_x,
 {
   GstMapInfo map;
   GBytes *lut = NULL;
-  gsize off;
+  gsize off, size;
 
   g_return_val_if_fail (meta != NULL, NULL);
   if (!meta->luts || tile_x >= meta->tiles_x || tile_y >= meta->tiles_y
       || channel >= meta->channels)
     return NULL;
+  /* bytes per table */
+  size = meta->depth > 8 ? ((gsize) 2 << meta->depth) : 256;
   off = (((gsize) tile_y * meta->tiles_x + tile_x) * meta->channels + channel)
-      * 256;
+      * size;
   if (!gst_buffer_map (meta->luts, &map, GST_MAP_READ))
     return NULL;
-  if (map.size >= off + 256)
-    lut = g_bytes_new (map.data + off, 256);
+  if (map.size >= off + size)
+    lut = g_bytes_new (map.data + off, size);
   gst_buffer_unmap (meta->luts, &map);
   return lut;
+}
+
+/**
+ * gst_equalization_meta_set_depth:
+ * @meta: a #GstEqualizationMeta
+ * @depth: bits of the values the tables map (8..16)
+ *
+ * Sets the depth of the tables (8 when never set).
+ */
+void
+gst_equalization_meta_set_depth (GstEqualizationMeta * meta, guint depth)
+{
+  g_return_if_fail (meta != NULL && depth >= 8 && depth <= 16);
+  meta->depth = depth;
 }

@@ -22,10 +22,13 @@ typedef struct _GstEqualizationMeta GstEqualizationMeta;
 /**
  * GstEqualizationMeta:
  * @meta: parent
- * @luts: buffer of @tiles_x * @tiles_y * @channels * 256 bytes (system memory)
+ * @luts: buffer of @tiles_x * @tiles_y * @channels tables (system memory) of
+ *   2^@depth entries each: bytes at depth 8 (256 per table), little-endian
+ *   guint16 above (e.g. 1024 per table for 10-bit formats)
  * @tiles_x: tiles per row (1 in global mode)
  * @tiles_y: tiles per column (1 in global mode)
  * @channels: tables per tile: 1 (luma) or 3 (R, G, B)
+ * @depth: bits of the values the tables map (8, or 10..16)
  *
  * Since: 0.1
  */
@@ -36,6 +39,8 @@ struct _GstEqualizationMeta {
   guint tiles_x;
   guint tiles_y;
   guint channels;
+  /* added last, so that the fields above keep their offsets */
+  guint depth;
 };
 
 GST_CUDAIMGPROC_API GType gst_equalization_meta_api_get_type (void);
@@ -49,15 +54,21 @@ GST_CUDAIMGPROC_API const GstMetaInfo *gst_equalization_meta_get_info (void);
 GST_CUDAIMGPROC_API
 GstEqualizationMeta *gst_buffer_get_equalization_meta (GstBuffer * buffer);
 
-/* Takes a reference to @luts. */
+/* Takes a reference to @luts. The depth is set to 8:
+ * gst_equalization_meta_set_depth() changes it. */
 GST_CUDAIMGPROC_API
 GstEqualizationMeta *gst_buffer_add_equalization_meta (GstBuffer * buffer,
     GstBuffer * luts, guint tiles_x, guint tiles_y, guint channels);
 
-/* A copy of the 256-entry table of tile (@tile_x, @tile_y), channel
- * @channel, or NULL when out of range; for bindings (Python gets bytes). */
+/* A copy of the table of tile (@tile_x, @tile_y), channel @channel (256
+ * bytes at depth 8, 2^depth little-endian guint16 above), or NULL when out of
+ * range; for bindings (Python gets bytes). */
 GST_CUDAIMGPROC_API
 GBytes *gst_equalization_meta_get_lut (const GstEqualizationMeta * meta,
     guint tile_x, guint tile_y, guint channel);
+
+/* Sets the depth of the tables' values (see above). */
+GST_CUDAIMGPROC_API
+void gst_equalization_meta_set_depth (GstEqualizationMeta * meta, guint depth);
 
 G_END_DECLS

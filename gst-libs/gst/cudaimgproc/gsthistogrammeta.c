@@ -33,6 +33,8 @@ histogram_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
   m->counts = NULL;
   m->roi_x = m->roi_y = m->roi_width = m->roi_height = 0;
   m->producer = NULL;
+  m->range_min = 0;
+  m->range_max = 255;
   return TRUE;
 }
 
@@ -58,8 +60,10 @@ histogram_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
   GstHistogramMeta *d = gst_buffer_add_histogram_meta (dest, m->bins,
       m->n_histograms, (const gchar * const *) m->names, m->counts, m->roi_x,
       m->roi_y, m->roi_width, m->roi_height);
-  if (d)
+  if (d) {
     d->producer = m->producer;
+    gst_histogram_meta_set_range (d, m->range_min, m->range_max);
+  }
   return d != NULL;
 }
 
@@ -133,6 +137,24 @@ gst_buffer_add_histogram_meta (GstBuffer * buffer, guint bins,
   m->roi_width = roi_width;
   m->roi_height = roi_height;
   return m;
+}
+
+/**
+ * gst_histogram_meta_set_range:
+ * @meta: a #GstHistogramMeta
+ * @range_min: the lowest value counted
+ * @range_max: the highest value counted (>= @range_min)
+ *
+ * Sets the range of values, in the format's own values, that the bins cover
+ * (0..255 when never set).
+ */
+void
+gst_histogram_meta_set_range (GstHistogramMeta * meta, guint range_min,
+    guint range_max)
+{
+  g_return_if_fail (meta != NULL && range_min <= range_max);
+  meta->range_min = range_min;
+  meta->range_max = range_max;
 }
 
 /**

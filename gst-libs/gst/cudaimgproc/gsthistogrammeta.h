@@ -5,9 +5,14 @@
  * other in @counts: histogram i (named @names[i]) is
  *   counts[i * bins + 0 .. i * bins + bins - 1].
  * Counts are those of this frame only (the bus message of the element sums
- * them over its `interval`). 8-bit values map evenly to bins:
- *   bin = value * bins / 256,  so bin b holds values [b * 256 / bins,
- *   (b + 1) * 256 / bins - 1].
+ * them over its `interval`). The values @range_min .. @range_max (inclusive,
+ * in the format's own values: 0..255 for 8-bit formats, 0..1023 for 10-bit,
+ * 0..65535 for 16-bit) map evenly to bins; with span = range_max -
+ * range_min + 1:
+ *   bin = (value - range_min) * bins / span      (rounded down)
+ * so bin b holds the values range_min + ceil(b * span / bins) ..
+ * range_min + ceil((b + 1) * span / bins) - 1; values outside the range are
+ * not counted. (8-bit over 0..255: bin = value * bins / 256.)
  * Names are "luma"; or "red", "green", "blue"; or "plane0", "plane1", ...
  * (see the element's `mode` property).
  *
@@ -32,7 +37,7 @@ typedef struct _GstHistogramMeta GstHistogramMeta;
 /**
  * GstHistogramMeta:
  * @meta: parent
- * @bins: bins per histogram (a power of two, 2..256)
+ * @bins: bins per histogram (2..65536)
  * @n_histograms: number of histograms (1..4)
  * @names: @n_histograms names, %NULL-terminated
  * @counts: @n_histograms * @bins counts, histogram i at @counts[i * @bins]
@@ -42,6 +47,8 @@ typedef struct _GstHistogramMeta GstHistogramMeta;
  * @roi_height: height of the region (0 when it lies outside the frame)
  * @producer: the element that computed the histograms (not a reference:
  *   compare only), or %NULL; see gst_histogram_meta_describes_input()
+ * @range_min: the lowest value counted
+ * @range_max: the highest value counted
  *
  * Since: 0.1
  */
@@ -57,6 +64,9 @@ struct _GstHistogramMeta {
   guint roi_width;
   guint roi_height;
   gpointer producer;
+  /* added last, so that the fields above keep their offsets */
+  guint range_min;
+  guint range_max;
 };
 
 GST_CUDAIMGPROC_API GType gst_histogram_meta_api_get_type (void);
@@ -71,12 +81,19 @@ GST_CUDAIMGPROC_API
 GstHistogramMeta *gst_buffer_get_histogram_meta (GstBuffer * buffer);
 
 /* Copies @names (@n_histograms strings) and @counts (@n_histograms * @bins
- * values). The region is given in luma pixel coordinates. */
+ * values). The region is given in luma pixel coordinates. The range is set
+ * to 0..255 (8-bit values): gst_histogram_meta_set_range() changes it. */
 GST_CUDAIMGPROC_API
 GstHistogramMeta *gst_buffer_add_histogram_meta (GstBuffer * buffer,
     guint bins, guint n_histograms, const gchar * const *names,
     const guint64 * counts, guint roi_x, guint roi_y, guint roi_width,
     guint roi_height);
+
+/* Sets the range of values the histograms were taken over (see above);
+ * @range_min <= @range_max. */
+GST_CUDAIMGPROC_API
+void gst_histogram_meta_set_range (GstHistogramMeta * meta, guint range_min,
+    guint range_max);
 
 /* TRUE when @meta describes the pixels arriving on @sinkpad: computed by the
  * element linked to it, with nothing that may write pixels in between (the

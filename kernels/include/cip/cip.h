@@ -5,8 +5,11 @@
  * the same type as cudaStream_t / CUstream.
  *
  * Conventions shared by every family (integral.h, histogram.h, boxfilter.h):
- * - Pitches are in bytes. Views describe one 8-bit plane, or one channel of a
- *   packed plane (step = bytes between horizontally adjacent samples).
+ * - Pitches are in bytes. Views describe one plane, or one channel of a
+ *   packed plane (step = bytes between horizontally adjacent samples), of
+ *   8-bit samples or of 16-bit little-endian words holding `depth` significant
+ *   bits at bit `shift` (see ImageView: one description of every depth, so
+ *   that no caller or kernel hard-codes a format's layout).
  * - GPU entry points take device pointers and a stream, are asynchronous (the
  *   caller synchronizes), never allocate, never synchronize the device and
  *   never use the default stream unless given it. Scratch memory is sized by
@@ -43,13 +46,35 @@ const char *status_string (Status s);
 /* Text of the last CUDA error seen by this thread in a cip call ("" if none). */
 const char *last_cuda_error ();
 
-/* An 8-bit image plane or one channel of a packed plane. */
+/* An image plane or one channel of a packed plane (a "component view").
+ *
+ * Samples are `bytes` bytes (1, or 2: a little-endian 16-bit word). A sample
+ * s holds the value
+ *     v = (s >> shift) & max_value ()            (0 .. 2^depth - 1)
+ * and a value is written as s = v << shift, the other bits zero. Examples:
+ *   8-bit formats          bytes 1, depth 8,  shift 0 (the default)
+ *   P010_10LE              bytes 2, depth 10, shift 6 (the low 6 bits are
+ *                          ignored on input and written as zero)
+ *   I420_10LE              bytes 2, depth 10, shift 0 (the high 6 bits are
+ *                          ignored on input and written as zero)
+ *   P016_LE, Y444_16LE,    bytes 2, depth 16, shift 0
+ *   GRAY16_LE
+ * Families document which depths they take; the others return
+ * Status::unsupported for anything but 8-bit views. */
 struct ImageView {
   const uint8_t *data = nullptr; /* first sample of the first row */
   size_t pitch = 0;              /* bytes between rows */
   int width = 0;                 /* samples per row */
   int height = 0;                /* rows */
   int step = 1;                  /* bytes between samples in a row (1 planar, 4 RGBA) */
+  int bytes = 1;                 /* bytes per sample: 1 or 2 */
+  int depth = 8;                 /* significant bits, 1 .. 8 * bytes - shift */
+  int shift = 0;                 /* bit of the value's LSB in the sample */
+
+  /* Largest value: 2^depth - 1. */
+  constexpr uint32_t max_value () const { return (1u << depth) - 1u; }
+  /* True for plain 8-bit samples (bytes 1, depth 8, shift 0). */
+  constexpr bool is_8bit () const { return bytes == 1 && depth == 8 && shift == 0; }
 
   /* A sub-rectangle of this view, without copying. */
   ImageView crop (int x, int y, int w, int h) const {
@@ -62,7 +87,8 @@ struct ImageView {
 };
 
 /* Checks the shape of a view: sizes >= 0, data non-null when not empty,
- * step >= 1 and pitch large enough for a row. */
+ * step >= bytes, pitch large enough for a row, a valid depth and shift; 16-bit
+ * views need 2-byte aligned data, pitch and step. */
 bool view_is_valid (const ImageView &v);
 
 /* True when this build has CUDA kernels and a CUDA device is usable. */

@@ -3,6 +3,16 @@
  * an upstream histogram. One call does histogram -> (smoothing) -> LUT ->
  * apply; the LUTs it applied can be written to a caller buffer.
  *
+ * High bit depth (EqConfig::depth 9..16, gray layout, global mode): the
+ * frame's samples are 16-bit little-endian words holding a depth-bit value at
+ * bit EqConfig::shift (P010: depth 10, shift 6; I420_10LE: 10, 0; 16-bit
+ * formats: 16, 0; the other bits are ignored on input and written as zero).
+ * Everything below holds with B = 2^depth bins and values 0..M, M = B - 1, in
+ * place of 256 and 255: scale = (float) M / (float) (total - h[i0]), entries
+ * saturate to 0..M, and the LUTs hold B uint16 entries (little-endian) per
+ * table. CLAHE with depth > 8 is unsupported. On the GPU such a call is four
+ * launches (cip::histogram's general path, the LUT, the apply).
+ *
  * Layouts (EqLayout):
  * - gray: one 8-bit plane (GRAY8, or the Y plane of any YUV frame; the caller
  *   leaves the chroma planes alone).
@@ -86,7 +96,8 @@ enum class EqLayout { gray, rgbx, bgrx, xrgb, xbgr };
 enum class EqRgbMode { luma, per_channel };
 
 constexpr int kEqMaxTiles = 64;         /* per direction */
-constexpr int kEqBins = 256;
+constexpr int kEqBins = 256;            /* bins and LUT entries at depth 8 */
+constexpr int kEqMaxDepth = 16;
 
 struct EqConfig {
   EqMode mode = EqMode::global;
@@ -99,9 +110,14 @@ struct EqConfig {
   /* Global mode: the region whose histogram drives the LUT; width = height
    * = 0 means the whole frame. Must lie inside the frame. */
   int roi_x = 0, roi_y = 0, roi_width = 0, roi_height = 0;
+  /* Gray frames: significant bits of a sample (8: bytes; 9..16: 16-bit words
+   * holding the value at bit `shift`, global mode only). */
+  int depth = 8;
+  int shift = 0;
 };
 
-/* One frame: width x height pixels (1 or 4 bytes each, see EqLayout). */
+/* One frame: width x height pixels (1 or 4 bytes each, see EqLayout; 2 for
+ * gray frames of depth > 8). */
 struct EqFrame {
   const uint8_t *src = nullptr;
   size_t src_pitch = 0;
@@ -124,6 +140,8 @@ struct EqState {
 int equalize_channels (const EqConfig &cfg);
 /* Tiles: tiles_x * tiles_y in CLAHE mode, else 1. */
 int equalize_tiles (const EqConfig &cfg);
+/* Bins and LUT entries per table: 2^depth (256 at depth 8). */
+int equalize_bins (const EqConfig &cfg);
 size_t equalize_lut_bytes (const EqConfig &cfg);
 size_t equalize_state_bytes (const EqConfig &cfg);
 /* Device scratch of equalize() / equalize_from_histogram() for this config

@@ -1,24 +1,39 @@
-/* cip histogram: 8-bit histograms of up to four planes or channels in one
- * launch.
+/* cip histogram: histograms of up to four planes or channels in one launch,
+ * of 8-bit views or of 10- to 16-bit views (ImageView's bytes/depth/shift).
  *
- * Bins: `bins` is a power of two from 2 to 256 and 8-bit values map evenly,
- *   bin = v >> (8 - log2(bins))      (256 bins: bin = v; 2 bins: v < 128, v >= 128)
+ * Bins: `bins` from 2 to kHistogramMaxBins (65536), any integer, spread
+ * evenly over each input's value range range_min .. range_max (inclusive,
+ * the view's own values; by default 0 .. view.max_value ()). With
+ * span = range_max - range_min + 1, a value v is counted in
+ *     bin = floor((v - range_min) * bins / span)      (range_min <= v <= range_max)
+ * and values outside the range are not counted. Bin b so holds the values
+ *     range_min + ceil(b * span / bins) .. range_min + ceil((b + 1) * span / bins) - 1
+ * which is ceil or floor of span / bins values when bins does not divide
+ * span (e.g. 3 bins over 0..9: {0..3}, {4..6}, {7..9}), and none at all when
+ * bins > span leaves gaps. This is CUB's DeviceHistogram::HistogramEven with
+ * levels range_min and range_max + 1. For 8-bit inputs over 0..255 and a
+ * power-of-two `bins` <= 256 it reduces to
+ *     bin = v >> (8 - log2(bins))    (256 bins: bin = v; 2 bins: v < 128, v >= 128)
+ * which is the fast 8-bit path (below).
  *
  * Inputs (HistInput): a view and what to count in it.
- * - HistSource::plane counts the samples of the view: a planar 8-bit plane
- *   (step 1), or one channel of a packed plane given as a view with step 2/4
- *   whose data points at that channel's byte (e.g. R, G and B of RGBA are
- *   three views with step 4 and data = base + 0, + 1, + 2).
- * - HistSource::luma_rgb / luma_bgr count the Rec.709 luma of packed RGB
- *   pixels, computed on the fly. view.data points at the first of three
- *   consecutive colour bytes, R,G,B (luma_rgb) or B,G,R (luma_bgr); step is
- *   the pixel size (>= 3, 4 for RGBx/BGRx/xRGB/xBGR: xRGB and xBGR pass
- *   base + 1). The formula, exact and the same on the CPU and the GPU, is
- *   full-range BT.709 with 16-bit weights summing to 65536:
+ * - HistSource::plane counts the values of the view: a planar plane (step =
+ *   bytes per sample), or one channel of a packed plane given as a view
+ *   with a larger step whose data points at that channel's first sample
+ *   (e.g. R, G and B of RGBA are three views with step 4 and data = base +
+ *   0, + 1, + 2; U and V of P010 two 16-bit views with step 4 and data =
+ *   base + 0, + 2). 16-bit views count (sample >> shift) & max_value (): the
+ *   bits outside the value (P010's low six) are ignored.
+ * - HistSource::luma_rgb / luma_bgr (8-bit views only) count the Rec.709
+ *   luma of packed RGB pixels, computed on the fly. view.data points at the
+ *   first of three consecutive colour bytes, R,G,B (luma_rgb) or B,G,R
+ *   (luma_bgr); step is the pixel size (>= 3, 4 for RGBx/BGRx/xRGB/xBGR:
+ *   xRGB and xBGR pass base + 1). The formula, exact and the same on the CPU
+ *   and the GPU, is full-range BT.709 with 16-bit weights summing to 65536:
  *     Y = (13933 * R + 46871 * G + 4732 * B + 32768) >> 16     (0..255)
  *   so grey (R = G = B = v) gives Y = v. See luma709().
  * A region of interest is a crop of the view (ImageView::crop): any pointer
- * alignment and any pitch is accepted.
+ * alignment (2 bytes for 16-bit views) and any pitch is accepted.
  *
  * Output: `count` histograms of `bins` uint32 counts each, histogram i at
  * hist[i * bins] (device memory for histogram(), host memory for the
@@ -28,8 +43,8 @@
  * frame's counts are added to it, wrapping modulo 2^32 (the caller bounds the
  * number of accumulated frames).
  *
- * Several inputs that are channels of the same packed frame (same size, step
- * and pitch, data within one pixel) are read once for all of them.
+ * Several 8-bit inputs that are channels of the same packed frame (same
+ * size, step and pitch, data within one pixel) are read once for all of them.
  *
  * Example: R, G, B and luma of an RGBA frame `f` (step 4), 256 bins:
  *   HistInput in[4] = { {f.crop(..), plane}, ... };   // data = base+0/1/2
@@ -43,7 +58,7 @@
 namespace cip {
 
 constexpr int kHistogramMaxInputs = 4;
-constexpr int kHistogramMaxBins = 256;
+constexpr int kHistogramMaxBins = 65536;
 /* Pixels of one input in one call. */
 constexpr uint64_t kHistogramMaxPixels = 0xFFFFFFFFull;
 
@@ -63,9 +78,18 @@ enum class HistSource { plane, luma_rgb, luma_bgr };
 struct HistInput {
   ImageView view;
   HistSource source = HistSource::plane;
+  /* The counted values, inclusive, in the view's values: 0 <= range_min <=
+   * range_max <= view.max_value () (255 for luma); range_max < 0 means
+   * view.max_value (). */
+  int32_t range_min = 0;
+  int32_t range_max = -1;
 };
 
-/* All variants privatize per thread block in shared memory, read 16-byte
+/* The range of `in` with the defaults resolved: *lo .. *hi. */
+void histogram_range (const HistInput &in, uint32_t *lo, uint32_t *hi);
+
+/* The fast 8-bit path (8-bit inputs over 0..255, power-of-two bins <= 256).
+ * All variants privatize per thread block in shared memory, read 16-byte
  * vectors where the layout allows and merge once per block; a block-done
  * ticket lets the last block write the output, so a call is one launch.
  * replicated: 32-bit bins, one copy per warp lane (bank-conflict-free for any
@@ -78,18 +102,41 @@ struct HistInput {
  * automatic: chosen per input (or group of channels read together); today
  *   replicated, the fastest at every size and content measured on an H200
  *   (bench/histogram), or packed16 where a group's replicated copies do not
- *   fit in the device's shared memory. See histogram_pick(). */
+ *   fit in the device's shared memory. See histogram_pick().
+ *
+ * The general path (any other call: 16-bit views, a range, bins that are
+ * not a power of two or above 256), one launch too, reads 16-byte vectors
+ * of planar views (any other step sample by sample) and maps values to bins
+ * by an exact multiply-high division:
+ * packed16: per block, C copies of the histogram in shared memory with two
+ *   16-bit sub-counters per 32-bit word (Ross's packed atomics), warp w
+ *   counting into copy w % C; C = as many copies (a power of two, <= the
+ *   warps of a block) as fit on chip. A sub-counter overflow (detected
+ *   from the value the atomic returns, as in the 8-bit path) is carried
+ *   straight into the 32-bit accumulator in global memory, so the wide bins
+ *   take no shared memory: 65536 bins fit in 128 KiB (sm_80 and later).
+ * warp_aggregated: when even one packed copy does not fit (or on request):
+ *   no privatization; lanes of a warp holding the same bin are grouped
+ *   (__match_any_sync) and one global atomic per group goes to the
+ *   accumulator (L2-resident for every bin count: 4 * 65536 * 4 bytes).
+ * automatic: packed16 where one copy fits, else warp_aggregated.
+ * replicated and packed8 are 8-bit-path variants: a general-path call with
+ * them returns unsupported. */
 enum class HistAlgorithm { automatic, replicated, packed16, packed8, warp_aggregated };
 
 const char *hist_algorithm_name (HistAlgorithm a);
 
 /* The variant HistAlgorithm::automatic runs for this input when it is read on
- * its own (defined in CPU-only builds too). */
+ * its own (defined in CPU-only builds too; for the general path, the variant
+ * when the device's shared memory holds a packed copy). */
 HistAlgorithm histogram_pick (const HistInput &input, int bins);
+
+/* True when a call with these inputs and bins takes the fast 8-bit path. */
+bool histogram_is_8bit_path (const HistInput *inputs, int count, int bins);
 
 /* Bytes of device scratch histogram() needs for `count` inputs of `bins` bins.
  * A workspace of histogram_workspace_bytes(kHistogramMaxInputs,
- * kHistogramMaxBins) bytes serves every call. */
+ * kHistogramMaxBins) bytes (1 MiB) serves every call. */
 size_t histogram_workspace_bytes (int count, int bins);
 
 /* Zeroes a freshly allocated workspace (once; asynchronous). histogram()
@@ -132,9 +179,11 @@ void histogram_debug_max_blocks (int n);
  * - every other sample of the rectangle is blended towards `background`:
  *     s' = (s * (256 - alpha) + background * alpha + 128) >> 8
  *   alpha 0..256 (0: the frame shows unchanged, 256: a solid background).
- * Planes may be in any order and must not overlap; count 1..4, bins as for
- * histogram() (any count values). */
+ * Planes may be in any order and must not overlap; count 1..4, bins 2 ..
+ * kHistDrawMaxBins (any count values; the counts sit in each block's shared
+ * memory). */
 constexpr int kHistDrawMaxPlanes = 4;
+constexpr int kHistDrawMaxBins = 256;
 
 struct HistDrawPlane {
   uint8_t *data = nullptr;      /* first sample of the rectangle (written) */

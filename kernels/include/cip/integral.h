@@ -1,4 +1,6 @@
-/* cip integral: summed area tables (integral images) of 8-bit planes.
+/* cip integral: summed area tables (integral images) of 8-bit planes and of
+ * 16-bit ones (ImageView bytes 2, any depth: sums of the values, e.g. of
+ * P010's 10-bit values, not of the raw words).
  *
  * Layout is OpenCV's cv::integral / NPP's nppiIntegral: exclusive, (W+1) x (H+1)
  * elements, first row and first column zero:
@@ -10,7 +12,9 @@
  * identity, every rectangle sum below 2^32 (any rectangle of up to 16,843,009
  * pixels) is still exact at any frame size when evaluated in uint32_t.
  * SatType::u64 gives exact absolute values. The optional squared SAT (sum of
- * src^2) is always u64.
+ * src^2) is always u64 (exact for 16-bit values too: 65535^4 < 2^64). With
+ * 16-bit values a u32 rectangle sum is exact below 2^32, i.e. for up to
+ * 65,537 pixels of any value.
  *
  * Example (2x2 image {1,2;3,4}, u32):
  *   sum = { 0,0,0,  0,1,3,  0,4,10 }   (3x3, row-major)
@@ -26,7 +30,9 @@ enum class SatType { u32, u64 };
 /* single_pass: one kernel, strips claimed through a global ticket, decoupled
  * look-back through per-strip flags (1R1W). multi_pass: strip aggregates,
  * their column scan, then the strip SATs (2R1W, three launches).
- * automatic: the faster one for the size, as measured by bench/integral. */
+ * automatic: the faster one for the size, as measured by bench/integral.
+ * 16-bit views take one plain path whatever the algorithm: row scans, then
+ * strip column sums, their scan and the column prefixes (four launches). */
 enum class SatAlgorithm { automatic, single_pass, multi_pass };
 
 const char *sat_algorithm_name (SatAlgorithm a);
@@ -38,7 +44,8 @@ struct SatDest {
   size_t sqsum_pitch = 0;      /* bytes, multiple of 8 */
 };
 
-/* Bytes of device scratch integral() needs for this size. */
+/* Bytes of device scratch integral() needs for this size (for any sample
+ * layout). */
 size_t integral_workspace_bytes (int width, int height, SatType type,
     bool squared);
 
