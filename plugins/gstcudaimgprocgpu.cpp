@@ -62,6 +62,13 @@ cuda_ok (GstCudaImgprocFilter * self, cudaError_t err, const char *what)
   return FALSE;
 }
 
+/* An injected fault (CIP_FAULT_INJECT) of `kind` as the error CUDA would
+ * give, else the result of `call`: the call is not made when injected. */
+#define FAULT_OR(self, kind, call)                                         \
+  (gst_cuda_imgproc_filter_fault (self, GST_CUDA_IMGPROC_FAULT_##kind) ?    \
+      (GST_CUDA_IMGPROC_FAULT_##kind == GST_CUDA_IMGPROC_FAULT_ALLOC ?      \
+          cudaErrorMemoryAllocation : cudaErrorInvalidValue) : (call))
+
 static gboolean
 push (GstCudaImgprocFilter * self)
 {
@@ -381,7 +388,7 @@ cip_gpu_workspace (GstCudaImgprocFilter * self, gsize bytes,
       cudaFree (g->ws);
     g->ws = nullptr;
     g->ws_bytes = 0;
-    cudaError_t err = cudaMalloc (&g->ws, bytes);
+    cudaError_t err = FAULT_OR (self, ALLOC, cudaMalloc (&g->ws, bytes));
     if (err != cudaSuccess) {
       cudaGetLastError ();
       g->ws = nullptr;
@@ -454,8 +461,8 @@ cip_gpu_map_aux (GstCudaImgprocFilter * self, CipAuxSlot * s,
     return TRUE;
   }
   /* system memory on the GPU path: device scratch, downloaded after */
-  if (!s->dev && !cuda_ok (self, cudaMalloc (&s->dev, s->bytes),
-          "output table scratch"))
+  if (!s->dev && !cuda_ok (self, FAULT_OR (self, ALLOC, cudaMalloc (&s->dev,
+                  s->bytes)), "output table scratch"))
     return FALSE;
   aux->data = (guint8 *) s->dev;
   p->download_from = s->dev;
@@ -539,9 +546,9 @@ ensure_dev_frame (GstCudaImgprocFilter * self, DevFrame & f,
     gsize row_bytes;
     guint rows;
     cip_plane_extent (full, p, &row_bytes, &rows);
-    if (!f.data[p] && !cuda_ok (self, cudaMallocPitch (&f.data[p],
-                &f.pitch[p], MAX (row_bytes, (gsize) 1), MAX (rows, 1u)),
-            "scratch frame"))
+    if (!f.data[p] && !cuda_ok (self, FAULT_OR (self, ALLOC,
+                cudaMallocPitch (&f.data[p], &f.pitch[p], MAX (row_bytes,
+                        (gsize) 1), MAX (rows, 1u))), "scratch frame"))
       return FALSE;
     frame->data[p] = (guint8 *) f.data[p];
     frame->stride[p] = (gint) f.pitch[p];
@@ -560,9 +567,9 @@ copy_planes (GstCudaImgprocFilter * self, const GstCudaImgprocFrame * dst,
     gsize row_bytes;
     guint rows;
     cip_plane_extent (info, p, &row_bytes, &rows);
-    if (!cuda_ok (self, cudaMemcpy2DAsync (dst->data[p], dst->stride[p],
-                src->data[p], src->stride[p], row_bytes, rows, kind,
-                PRIV (self)->gpu->stream), "copying a frame"))
+    if (!cuda_ok (self, FAULT_OR (self, COPY, cudaMemcpy2DAsync (dst->data[p],
+                    dst->stride[p], src->data[p], src->stride[p], row_bytes,
+                    rows, kind, PRIV (self)->gpu->stream)), "copying a frame"))
       return FALSE;
   }
   return TRUE;
@@ -674,8 +681,9 @@ cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
   }
   for (guint i = 0; ret == GST_FLOW_OK && i < priv->n_pending; i++) {
     CipAuxPending & p = priv->pending[i];
-    if (p.download_from && !cuda_ok (self, cudaMemcpyAsync (p.map.data,
-                p.download_from, p.bytes, cudaMemcpyDeviceToHost, g->stream),
+    if (p.download_from && !cuda_ok (self, FAULT_OR (self, COPY,
+                cudaMemcpyAsync (p.map.data, p.download_from, p.bytes,
+                    cudaMemcpyDeviceToHost, g->stream)),
             "downloading an output table"))
       ret = GST_FLOW_ERROR;
   }
