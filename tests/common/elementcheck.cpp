@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -27,13 +28,26 @@ reset_compute_mode (void)
   compute_mode = "cpu";
 }
 
+/* AppPipelines alive: a failed check leaves the test by longjmp, past their
+ * destructors, and a pipeline left PLAYING blocks the task cleanup after
+ * the test (which then never reports its failure). */
+static std::vector<AppPipeline *> live_pipelines;
+
+static void
+stop_leftover_pipelines (void)
+{
+  for (AppPipeline *p : live_pipelines)
+    gst_element_set_state (p->pipe, GST_STATE_NULL);
+  live_pipelines.clear ();
+}
+
 ElementSuite::ElementSuite (const char *name)
 {
   suite = suite_create (name);
   cpu = tcase_create ("cpu");
   gpu = tcase_create ("gpu");
-  tcase_add_checked_fixture (cpu, reset_compute_mode, NULL);
-  tcase_add_checked_fixture (gpu, reset_compute_mode, NULL);
+  tcase_add_checked_fixture (cpu, reset_compute_mode, stop_leftover_pipelines);
+  tcase_add_checked_fixture (gpu, reset_compute_mode, stop_leftover_pipelines);
   suite_add_tcase (suite, cpu);
 }
 
@@ -209,6 +223,7 @@ AppPipeline::AppPipeline (const std::string & middle, GstCaps * caps,
   sink = get ("sink");
   g_object_set (src, "caps", caps, NULL);
   gst_caps_unref (caps);
+  live_pipelines.push_back (this);
 #ifdef HAVE_GST_CUDA
   if (share_context) {
     GstContext *ctx = gst_context_new_cuda_context (shared_context ());
@@ -222,6 +237,8 @@ AppPipeline::AppPipeline (const std::string & middle, GstCaps * caps,
 
 AppPipeline::~AppPipeline ()
 {
+  live_pipelines.erase (std::remove (live_pipelines.begin (),
+          live_pipelines.end (), this), live_pipelines.end ());
   gst_element_set_state (pipe, GST_STATE_NULL);
   /* queued messages hold refs to their sources, the pipeline among them */
   GstBus *bus = gst_element_get_bus (pipe);
