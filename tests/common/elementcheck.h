@@ -56,6 +56,14 @@ struct Path {
  * gpu) and on CUDA memory with compute=gpu. */
 void for_each_path (const std::function<void (const Path &)> &body);
 
+/* CIP_TEST_SMALL=1 (compute-sanitizer runs) and a frame larger than
+ * 640x480: the case is skipped. */
+inline bool
+too_large_for_small (int w, int h)
+{
+  return cip_test_small () && (gint64) w * h > 640 * 480;
+}
+
 /* True when a CUDA device works (probed once). */
 bool gpu_works ();
 
@@ -157,7 +165,8 @@ private:
   std::map<std::string, std::string> created_, removed_;  /* by address */
 };
 
-/* Resident set size of this process in bytes. */
+/* Resident set size of this process in bytes (-1 under AddressSanitizer:
+ * its quarantine keeps freed memory resident). */
 gint64 rss_bytes ();
 
 /* Used device memory of device `dev` in bytes (cudaMemGetInfo), or -1 in
