@@ -107,7 +107,9 @@ gst_cuda_imgproc_filter_acquire_aux (GstCudaImgprocFilter * self, guint slot,
     }
   }
 
-  if (s.pool) {
+  if (gst_cuda_imgproc_filter_fault (self, GST_CUDA_IMGPROC_FAULT_ALLOC)) {
+    buf = nullptr;
+  } else if (s.pool) {
     if (gst_buffer_pool_acquire_buffer (s.pool, &buf, nullptr) != GST_FLOW_OK)
       buf = nullptr;
   } else {
@@ -206,8 +208,11 @@ gst_cuda_imgproc_filter_state (GstCudaImgprocFilter * self, guint slot,
 
   if (!st.data || st.bytes != bytes || st.device != run->gpu) {
     free_state (self, st);
-    st.data = run->gpu ? cip_gpu_alloc_state (self, bytes) :
-        g_try_malloc (MAX (bytes, (gsize) 1));
+    if (gst_cuda_imgproc_filter_fault (self, GST_CUDA_IMGPROC_FAULT_ALLOC))
+      st.data = nullptr;
+    else
+      st.data = run->gpu ? cip_gpu_alloc_state (self, bytes) :
+          g_try_malloc (MAX (bytes, (gsize) 1));
     if (!st.data) {
       GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
           ("Could not allocate %" G_GSIZE_FORMAT " bytes of %s state", bytes,

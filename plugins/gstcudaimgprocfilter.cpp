@@ -612,6 +612,69 @@ gst_cuda_imgproc_filter_fail (GstCudaImgprocFilter * self, cip::Status status,
   return GST_FLOW_ERROR;
 }
 
+/* ---- fault injection (tests only) ---------------------------------------- */
+
+namespace {
+struct FaultSpec {
+  int kind = -1;                /* GstCudaImgprocFault, -1: none */
+  guint nth = 1;
+  gchar *name = nullptr;        /* only elements of this name, or all */
+};
+}  // namespace
+
+static const char *const fault_kinds[] = { "alloc", "launch", "copy" };
+
+/* CIP_FAULT_INJECT, parsed once per process (see gstcudaimgprocfilter.h). */
+static const FaultSpec &
+fault_spec (void)
+{
+  static FaultSpec spec;
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once)) {
+    const gchar *env = g_getenv ("CIP_FAULT_INJECT");
+    if (env && *env) {
+      gchar **at = g_strsplit (env, "@", 2);
+      gchar **kn = g_strsplit (at[0], ":", 2);
+      for (guint k = 0; k < G_N_ELEMENTS (fault_kinds); k++)
+        if (g_strcmp0 (kn[0], fault_kinds[k]) == 0)
+          spec.kind = (int) k;
+      if (kn[0] && kn[1])
+        spec.nth = (guint) g_ascii_strtoull (kn[1], nullptr, 10);
+      if (at[0] && at[1] && *at[1])
+        spec.name = g_strdup (at[1]);
+      if (spec.kind < 0 || spec.nth == 0) {
+        g_printerr ("CIP_FAULT_INJECT=%s: expected alloc|launch|copy[:N]"
+            "[@NAME] with N >= 1; no fault injected\n", env);
+        spec.kind = -1;
+      }
+      g_strfreev (kn);
+      g_strfreev (at);
+    }
+    g_once_init_leave (&once, 1);
+  }
+  return spec;
+}
+
+gboolean
+gst_cuda_imgproc_filter_fault (GstCudaImgprocFilter * self,
+    GstCudaImgprocFault kind)
+{
+  const FaultSpec & spec = fault_spec ();
+
+  if (G_LIKELY (spec.kind != (int) kind))
+    return FALSE;
+  if (spec.name && g_strcmp0 (GST_OBJECT_NAME (self), spec.name) != 0)
+    return FALSE;
+  /* the streaming thread counts; start/stop run outside it but never
+   * together with it */
+  if (++GET_PRIV (self)->fault_ops[kind] != spec.nth)
+    return FALSE;
+  GST_WARNING_OBJECT (self, "CIP_FAULT_INJECT: failing %s operation %u",
+      fault_kinds[kind], spec.nth);
+  return TRUE;
+}
+
 void
 cip_plane_extent (const GstVideoInfo * info, guint plane, gsize * row_bytes,
     guint * rows)
@@ -632,6 +695,15 @@ cip_plane_extent (const GstVideoInfo * info, guint plane, gsize * row_bytes,
   }
 }
 
+/* The error of an injected copy fault (the GPU path's words). */
+static GstFlowReturn
+injected_copy_error (GstCudaImgprocFilter * self, const char *what)
+{
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("CUDA call failed: %s", what),
+      ("CIP_FAULT_INJECT: injected fault."));
+  return GST_FLOW_ERROR;
+}
+
 GstFlowReturn
 gst_cuda_imgproc_filter_copy_plane (GstCudaImgprocFilter * self,
     const GstCudaImgprocRun * run, const GstCudaImgprocFrame * in,
@@ -640,6 +712,8 @@ gst_cuda_imgproc_filter_copy_plane (GstCudaImgprocFilter * self,
   gsize row_bytes;
   guint rows;
 
+  if (gst_cuda_imgproc_filter_fault (self, GST_CUDA_IMGPROC_FAULT_COPY))
+    return injected_copy_error (self, "copying a plane");
   cip_plane_extent (in->info, plane, &row_bytes, &rows);
   if (run->gpu)
     return cip_gpu_copy_2d (self, out->data[plane], (gsize) out->stride[plane],
@@ -659,6 +733,8 @@ gst_cuda_imgproc_filter_fill_plane (GstCudaImgprocFilter * self,
   gsize row_bytes;
   guint rows;
 
+  if (gst_cuda_imgproc_filter_fault (self, GST_CUDA_IMGPROC_FAULT_COPY))
+    return injected_copy_error (self, "filling a plane");
   cip_plane_extent (out->info, plane, &row_bytes, &rows);
   if (run->gpu)
     return cip_gpu_fill_2d (self, out->data[plane], (gsize) out->stride[plane],

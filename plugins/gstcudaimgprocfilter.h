@@ -154,6 +154,25 @@ void *gst_cuda_imgproc_filter_workspace (GstCudaImgprocFilter * self,
  * call on it failed and may have left it half-reset). */
 void gst_cuda_imgproc_filter_workspace_dirty (GstCudaImgprocFilter * self);
 
+/* Test-only fault injection: CIP_FAULT_INJECT=KIND[:N][@NAME] in the
+ * environment (read once per process; unset, the default, injects nothing)
+ * makes the N-th (default 1st) operation of KIND in each element instance
+ * (only those named NAME when given) fail once, as if CUDA had failed:
+ *   alloc   device allocations (workspace, scratch frames, state, tables) and,
+ *           on the CPU path, host state and table allocations;
+ *   launch  kernel-library calls (gst_cuda_imgproc_filter_run), both paths;
+ *   copy    uploads, downloads, plane copies and fills.
+ * The count runs over the instance's life (not per start), so an element
+ * works again once set to NULL and back to PLAYING. TRUE: fail this one. */
+typedef enum {
+  GST_CUDA_IMGPROC_FAULT_ALLOC,
+  GST_CUDA_IMGPROC_FAULT_LAUNCH,
+  GST_CUDA_IMGPROC_FAULT_COPY,
+} GstCudaImgprocFault;
+
+gboolean gst_cuda_imgproc_filter_fault (GstCudaImgprocFilter * self,
+    GstCudaImgprocFault kind);
+
 /* Posts GST_ELEMENT_ERROR for a failed kernel-library call and returns
  * GST_FLOW_ERROR. Only reports: it changes no state. */
 GstFlowReturn gst_cuda_imgproc_filter_fail (GstCudaImgprocFilter * self,
@@ -171,7 +190,9 @@ gst_cuda_imgproc_filter_run (GstCudaImgprocFilter * self,
     GstCudaImgprocWorkspaceInit init, Gpu && gpu, Cpu && cpu)
 {
   cip::Status st;
-  if (run->gpu) {
+  if (gst_cuda_imgproc_filter_fault (self, GST_CUDA_IMGPROC_FAULT_LAUNCH)) {
+    st = cip::Status::cuda_error;       /* injected: nothing ran */
+  } else if (run->gpu) {
     void *ws = gst_cuda_imgproc_filter_workspace (self, ws_bytes, init, run,
         &st);
     if (ws)

@@ -59,6 +59,9 @@ struct GstCudaImgprocFilterPrivate {
   CipAuxPending pending[GST_CUDA_IMGPROC_N_AUX_SLOTS];
   guint n_pending;
   CipState state[GST_CUDA_IMGPROC_N_STATE_SLOTS];
+
+  /* operations of each GstCudaImgprocFault kind seen (fault injection) */
+  guint fault_ops[3];
 };
 
 GstCudaImgprocFilterPrivate *gst_cuda_imgproc_filter_priv (GstCudaImgprocFilter * self);

@@ -123,6 +123,13 @@ cuda_ok (GstCudaImgprocFilter * self, cudaError_t err, const char *what)
   return FALSE;
 }
 
+/* An injected fault (CIP_FAULT_INJECT) of `kind` as the error CUDA would
+ * give, else the result of `call`: the call is not made when injected. */
+#define FAULT_OR(self, kind, call)                                         \
+  (gst_cuda_imgproc_filter_fault (self, GST_CUDA_IMGPROC_FAULT_##kind) ?    \
+      (GST_CUDA_IMGPROC_FAULT_##kind == GST_CUDA_IMGPROC_FAULT_ALLOC ?      \
+          cudaErrorMemoryAllocation : cudaErrorInvalidValue) : (call))
+
 static gboolean
 push (GstCudaImgprocFilter * self)
 {
@@ -609,7 +616,7 @@ cip_gpu_workspace (GstCudaImgprocFilter * self, gsize bytes,
       cudaFree (g->ws);
     g->ws = nullptr;
     g->ws_bytes = 0;
-    cudaError_t err = cudaMalloc (&g->ws, bytes);
+    cudaError_t err = FAULT_OR (self, ALLOC, cudaMalloc (&g->ws, bytes));
     if (err != cudaSuccess) {
       cudaGetLastError ();
       g->ws = nullptr;
@@ -682,8 +689,8 @@ cip_gpu_map_aux (GstCudaImgprocFilter * self, CipAuxSlot * s,
     return TRUE;
   }
   /* system memory on the GPU path: device scratch, downloaded after */
-  if (!s->dev && !cuda_ok (self, cudaMalloc (&s->dev, s->bytes),
-          "output table scratch"))
+  if (!s->dev && !cuda_ok (self, FAULT_OR (self, ALLOC, cudaMalloc (&s->dev,
+                  s->bytes)), "output table scratch"))
     return FALSE;
   aux->data = (guint8 *) s->dev;
   p->download_from = s->dev;
@@ -768,9 +775,9 @@ ensure_dev_frame (GstCudaImgprocFilter * self, DevFrame & f,
     gsize row_bytes;
     guint rows;
     cip_plane_extent (full, p, &row_bytes, &rows);
-    if (!f.data[p] && !cuda_ok (self, cudaMallocPitch (&f.data[p],
-                &f.pitch[p], MAX (row_bytes, (gsize) 1), MAX (rows, 1u)),
-            "scratch frame"))
+    if (!f.data[p] && !cuda_ok (self, FAULT_OR (self, ALLOC,
+                cudaMallocPitch (&f.data[p], &f.pitch[p], MAX (row_bytes,
+                        (gsize) 1), MAX (rows, 1u))), "scratch frame"))
       return FALSE;
     frame->data[p] = (guint8 *) f.data[p];
     frame->stride[p] = (gint) f.pitch[p];
@@ -847,13 +854,13 @@ copy_pageable (GstCudaImgprocFilter * self, const Transfer * t, guint n,
   for (guint i = 0; i < n; i++) {
     if (!t[i].row_bytes || !t[i].rows)
       continue;
-    cudaError_t err = upload ?
+    cudaError_t err = FAULT_OR (self, COPY, upload ?
         cudaMemcpy2DAsync (t[i].dev, t[i].dev_pitch, t[i].host,
         t[i].host_pitch, t[i].row_bytes, t[i].rows, cudaMemcpyHostToDevice,
         PRIV (self)->gpu->stream) :
         cudaMemcpy2DAsync (t[i].host, t[i].host_pitch, t[i].dev,
         t[i].dev_pitch, t[i].row_bytes, t[i].rows, cudaMemcpyDeviceToHost,
-        PRIV (self)->gpu->stream);
+        PRIV (self)->gpu->stream));
     if (!cuda_ok (self, err, "copying a frame"))
       return FALSE;
   }
@@ -877,10 +884,10 @@ upload (GstCudaImgprocFilter * self, const Transfer * t, guint n)
       for (guint y = 0; y < rows; y++)
         memcpy (stage + (gsize) y * x.row_bytes,
             x.host + (gsize) (y0 + y) * x.host_pitch, x.row_bytes);
-      if (!cuda_ok (self, cudaMemcpy2DAsync ((guint8 *) x.dev +
-                  (gsize) y0 * x.dev_pitch, x.dev_pitch, stage, x.row_bytes,
-                  x.row_bytes, rows, cudaMemcpyHostToDevice, g->stream),
-              "copying a frame"))
+      if (!cuda_ok (self, FAULT_OR (self, COPY, cudaMemcpy2DAsync ((guint8 *)
+                      x.dev + (gsize) y0 * x.dev_pitch, x.dev_pitch, stage,
+                      x.row_bytes, x.row_bytes, rows, cudaMemcpyHostToDevice,
+                      g->stream)), "copying a frame"))
         return FALSE;
       stage += (gsize) rows * x.row_bytes;
     }
@@ -927,10 +934,10 @@ download (GstCudaImgprocFilter * self)
       /* the oldest chunk's event is recorded again below */
       if (queued - done == kStageDepth && !finish_one ())
         return FALSE;
-      if (!cuda_ok (self, cudaMemcpy2DAsync (stage, x.row_bytes,
-                  (const guint8 *) x.dev + (gsize) y0 * x.dev_pitch,
-                  x.dev_pitch, x.row_bytes, rows, cudaMemcpyDeviceToHost,
-                  g->stream), "copying a frame") ||
+      if (!cuda_ok (self, FAULT_OR (self, COPY, cudaMemcpy2DAsync (stage,
+                      x.row_bytes, (const guint8 *) x.dev + (gsize) y0 *
+                      x.dev_pitch, x.dev_pitch, x.row_bytes, rows,
+                      cudaMemcpyDeviceToHost, g->stream)), "copying a frame") ||
           !cuda_ok (self, cudaEventRecord (g->chunk_done[queued %
                       kStageDepth], g->stream), "recording an event"))
         return FALSE;

@@ -10,6 +10,12 @@ gpu_required (void)
   return e && *e && strcmp (e, "0") != 0;
 }
 
+gboolean
+cip_test_small (void)
+{
+  const char *e = g_getenv ("CIP_TEST_SMALL");
+  return e && *e && strcmp (e, "0") != 0;
+}
 
 GST_START_TEST (test_gpu_missing)
 {

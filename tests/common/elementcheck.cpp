@@ -1,7 +1,20 @@
 #include "elementcheck.h"
 
+#include <gst/app/app.h>
+#include <gst/cudaimgproc/gstequalizationmeta.h>
+#include <gst/cudaimgproc/gsthistogrammeta.h>
+#include <gst/cudaimgproc/gstintegralmeta.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
 #ifdef HAVE_GST_CUDA
+#include <cuda_runtime_api.h>
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudautils.h>
 #endif
 
 namespace testutil {
@@ -15,13 +28,26 @@ reset_compute_mode (void)
   compute_mode = "cpu";
 }
 
+/* AppPipelines alive: a failed check leaves the test by longjmp, past their
+ * destructors, and a pipeline left PLAYING blocks the task cleanup after
+ * the test (which then never reports its failure). */
+static std::vector<AppPipeline *> live_pipelines;
+
+static void
+stop_leftover_pipelines (void)
+{
+  for (AppPipeline *p : live_pipelines)
+    gst_element_set_state (p->pipe, GST_STATE_NULL);
+  live_pipelines.clear ();
+}
+
 ElementSuite::ElementSuite (const char *name)
 {
   suite = suite_create (name);
   cpu = tcase_create ("cpu");
   gpu = tcase_create ("gpu");
-  tcase_add_checked_fixture (cpu, reset_compute_mode, NULL);
-  tcase_add_checked_fixture (gpu, reset_compute_mode, NULL);
+  tcase_add_checked_fixture (cpu, reset_compute_mode, stop_leftover_pipelines);
+  tcase_add_checked_fixture (gpu, reset_compute_mode, stop_leftover_pipelines);
   suite_add_tcase (suite, cpu);
 }
 
@@ -174,6 +200,262 @@ ElementHarness::expect_no_message ()
   if (m)
     fail ("unexpected message %s",
         gst_structure_to_string (gst_message_get_structure (m)));
+}
+
+/* ---- AppPipeline ----------------------------------------------------------- */
+
+AppPipeline::AppPipeline (const std::string & middle, GstCaps * caps,
+    bool share_context)
+{
+  static gsize registered = 0;
+  if (g_once_init_enter (&registered)) {
+    gst_element_register (NULL, "appsrc", GST_RANK_NONE, GST_TYPE_APP_SRC);
+    gst_element_register (NULL, "appsink", GST_RANK_NONE, GST_TYPE_APP_SINK);
+    g_once_init_leave (&registered, 1);
+  }
+  std::string launch = "appsrc name=src format=time ! " + middle +
+      " ! appsink name=sink sync=false enable-last-sample=false";
+  GError *err = NULL;
+  pipe = gst_parse_launch (launch.c_str (), &err);
+  fail_unless (pipe != NULL && err == NULL, "cannot launch %s: %s",
+      launch.c_str (), err ? err->message : "?");
+  src = get ("src");
+  sink = get ("sink");
+  g_object_set (src, "caps", caps, NULL);
+  gst_caps_unref (caps);
+  live_pipelines.push_back (this);
+#ifdef HAVE_GST_CUDA
+  if (share_context) {
+    GstContext *ctx = gst_context_new_cuda_context (shared_context ());
+    gst_element_set_context (pipe, ctx);
+    gst_context_unref (ctx);
+  }
+#else
+  (void) share_context;
+#endif
+}
+
+AppPipeline::~AppPipeline ()
+{
+  live_pipelines.erase (std::remove (live_pipelines.begin (),
+          live_pipelines.end (), this), live_pipelines.end ());
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  /* queued messages hold refs to their sources, the pipeline among them */
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  for (GstMessage *m : errors)
+    gst_message_unref (m);
+}
+
+GstElement *
+AppPipeline::get (const char *name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), name);
+  fail_unless (e != NULL, "no element %s", name);
+  gst_object_unref (e);         /* the pipeline holds it */
+  return e;
+}
+
+bool
+AppPipeline::play ()
+{
+  return gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE;
+}
+
+void
+AppPipeline::stop ()
+{
+  fail_unless (gst_element_set_state (pipe, GST_STATE_NULL) ==
+      GST_STATE_CHANGE_SUCCESS);
+  /* messages of the old run hold refs to the elements: drop them */
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_bus_set_flushing (bus, FALSE);
+  gst_object_unref (bus);
+}
+
+GstBuffer *
+AppPipeline::process (GstBuffer * in, GstClockTime timeout)
+{
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstBuffer *out = NULL;
+  const size_t n_errors = errors.size ();
+
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), in),
+      GST_FLOW_OK);
+  GstClockTime end = gst_util_get_timestamp () + timeout;
+  while (!out && errors.size () == n_errors) {
+    fail_unless (gst_util_get_timestamp () < end, "no output and no error");
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        10 * GST_MSECOND);
+    if (sample) {
+      out = gst_buffer_ref (gst_sample_get_buffer (sample));
+      gst_sample_unref (sample);
+    }
+    GstMessage *m;
+    while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR)))
+      errors.push_back (m);
+  }
+  if (!out && errors.size () < n_errors + 2) {
+    /* the source's own error follows ours */
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, GST_SECOND,
+        GST_MESSAGE_ERROR);
+    if (m)
+      errors.push_back (m);
+  }
+  gst_object_unref (bus);
+  return out;
+}
+
+/* ---- leaks and memory ----------------------------------------------------- */
+
+LeakCheck::LeakCheck ()
+{
+  GList *tracers = gst_tracing_get_active_tracers ();
+  for (GList *l = tracers; l; l = l->next)
+    if (!tracer_ && g_str_equal (G_OBJECT_TYPE_NAME (l->data),
+            "GstLeaksTracer"))
+      tracer_ = GST_TRACER (gst_object_ref (l->data));
+  g_list_free_full (tracers, gst_object_unref);
+  fail_unless (tracer_ != NULL, "the leaks tracer is not active: set "
+      "GST_TRACERS=leaks before gst_init (libgstcoretracers.so needed)");
+  g_signal_emit_by_name (tracer_, "activity-start-tracking");
+}
+
+LeakCheck::~LeakCheck ()
+{
+  g_signal_emit_by_name (tracer_, "activity-stop-tracking");
+  gst_object_unref (tracer_);
+}
+
+/* The objects of a checkpoint list, by address. */
+static std::map<std::string, std::string>
+checkpoint_objects (const GstStructure * cp, const char *field)
+{
+  std::map<std::string, std::string> r;
+  const GValue *list = gst_structure_get_value (cp, field);
+  fail_unless (list != NULL && GST_VALUE_HOLDS_LIST (list),
+      "unexpected leaks tracer checkpoint %" GST_PTR_FORMAT, cp);
+  for (guint i = 0; i < gst_value_list_get_size (list); i++) {
+    const GstStructure *o = gst_value_get_structure (
+        gst_value_list_get_value (list, i));
+    const gchar *t = gst_structure_get_string (o, "type-name");
+    const gchar *a = gst_structure_get_string (o, "address");
+    fail_unless (a != NULL, "unexpected checkpoint entry %" GST_PTR_FORMAT, o);
+    r[a] = t ? t : "?";
+  }
+  return r;
+}
+
+std::string
+LeakCheck::alive ()
+{
+  std::map<std::string, int> count;
+  /* threads of a thread pool drop their last refs (GstTask) just after
+   * they were joined: give them a moment */
+  for (int tries = 0; tries < 50; tries++) {
+    GstStructure *cp = NULL;
+    /* made and destroyed since the previous checkpoint */
+    g_signal_emit_by_name (tracer_, "activity-get-checkpoint", &cp);
+    fail_unless (cp != NULL);
+    for (auto & c : checkpoint_objects (cp, "objects-created-list"))
+      created_[c.first] = c.second;
+    for (auto & c : checkpoint_objects (cp, "objects-removed-list"))
+      removed_[c.first] = c.second;
+    gst_structure_free (cp);
+    count.clear ();
+    for (auto & c : created_)
+      if (!removed_.count (c.first))
+        count[c.second]++;
+    if (count.empty ())
+      break;
+    g_usleep (20000);
+  }
+  std::string r;
+  for (auto & c : count)
+    r += c.first + " x" + std::to_string (c.second) + "\n";
+  return r;
+}
+
+gint64
+rss_bytes ()
+{
+#ifdef __SANITIZE_ADDRESS__
+  /* AddressSanitizer's quarantine holds freed memory: RSS says nothing */
+  return -1;
+#endif
+  long pages = 0, resident = 0;
+  FILE *f = fopen ("/proc/self/statm", "r");
+  if (f) {
+    if (fscanf (f, "%ld %ld", &pages, &resident) != 2)
+      resident = 0;
+    fclose (f);
+  }
+  return (gint64) resident * sysconf (_SC_PAGESIZE);
+}
+
+gint64
+device_used_bytes (int dev)
+{
+#ifdef HAVE_GST_CUDA
+  if (!gpu_works ())
+    return -1;
+  size_t free_b = 0, total = 0;
+  int prev = 0;
+  cudaGetDevice (&prev);
+  if (cudaSetDevice (dev) != cudaSuccess ||
+      cudaMemGetInfo (&free_b, &total) != cudaSuccess) {
+    cudaGetLastError ();
+    cudaSetDevice (prev);
+    return -1;
+  }
+  cudaSetDevice (prev);
+  return (gint64) (total - free_b);
+#else
+  (void) dev;
+  return -1;
+#endif
+}
+
+/* ---- frame digests -------------------------------------------------------- */
+
+static void
+append_rows (std::vector<uint8_t> & d, GstBuffer * buf, gsize row_bytes,
+    guint rows, gsize stride)
+{
+  GstMapInfo map;
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  fail_unless (rows == 0 || (rows - 1) * stride + row_bytes <= map.size);
+  for (guint y = 0; y < rows; y++)
+    d.insert (d.end (), map.data + y * stride, map.data + y * stride +
+        row_bytes);
+  gst_buffer_unmap (buf, &map);
+}
+
+std::vector<uint8_t>
+frame_digest (GstBuffer * buf, const GstVideoInfo * info)
+{
+  std::vector<uint8_t> d;
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
+    std::vector<uint8_t> px = read_component (buf, info, c);
+    d.insert (d.end (), px.begin (), px.end ());
+  }
+  if (GstIntegralImageMeta *m = gst_buffer_get_integral_image_meta (buf)) {
+    gsize elem = m->type == GST_INTEGRAL_IMAGE_TYPE_U64 ? 8 : 4;
+    append_rows (d, m->sum, m->width * elem, m->height, m->stride);
+    if (m->sqsum)
+      append_rows (d, m->sqsum, m->width * 8, m->height, m->sq_stride);
+  }
+  if (GstHistogramMeta *m = gst_buffer_get_histogram_meta (buf)) {
+    const uint8_t *c = (const uint8_t *) m->counts;
+    d.insert (d.end (), c, c + (gsize) m->bins * m->n_histograms * 8);
+  }
+  if (GstEqualizationMeta *m = gst_buffer_get_equalization_meta (buf))
+    append_rows (d, m->luts, gst_buffer_get_size (m->luts), 1, 0);
+  return d;
 }
 
 }  // namespace testutil

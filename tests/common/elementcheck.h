@@ -14,7 +14,9 @@
 #include <gst/video/video.h>
 
 #include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "cipcheck.h"
 #include "testframe.h"
@@ -53,6 +55,14 @@ struct Path {
  * works, on system memory with compute=gpu (unless compute_mode is already
  * gpu) and on CUDA memory with compute=gpu. */
 void for_each_path (const std::function<void (const Path &)> &body);
+
+/* CIP_TEST_SMALL=1 (compute-sanitizer runs) and a frame larger than
+ * 640x480: the case is skipped. */
+inline bool
+too_large_for_small (int w, int h)
+{
+  return cip_test_small () && (gint64) w * h > 640 * 480;
+}
 
 /* True when a CUDA device works (probed once). */
 bool gpu_works ();
@@ -111,5 +121,67 @@ struct ElementHarness {
   /* Fails if an element message is queued. */
   void expect_no_message ();
 };
+
+/* appsrc ! <middle> ! appsink in one pipeline, frames pushed and pulled one
+ * at a time, for tests that cycle states (NULL -> PLAYING) and watch errors.
+ * appsrc and appsink are registered from libgstapp: no plugin needed. With
+ * `share_context`, the test's CUDA context (the one of FrameSource's CUDA
+ * memory) is set on the pipeline, so its elements need not open their own. */
+class AppPipeline {
+public:
+  AppPipeline (const std::string & middle, GstCaps * caps,
+      bool share_context = false);
+  ~AppPipeline ();
+  AppPipeline (const AppPipeline &) = delete;
+  AppPipeline &operator= (const AppPipeline &) = delete;
+
+  /* To PLAYING (prerolls with the first frame): FALSE on a failure. */
+  bool play ();
+  /* To NULL. */
+  void stop ();
+  /* Pushes `in` (taken) and returns its output (a new ref), or NULL when an
+   * error came instead: the first error message (ours, not the source's
+   * "streaming stopped") is then kept in `error`, and the second's debug
+   * text in `source_debug` (it names the flow return). */
+  GstBuffer *process (GstBuffer * in, GstClockTime timeout = 60 * GST_SECOND);
+  /* A named element of the pipeline (no ref). */
+  GstElement *get (const char *name);
+  /* Error messages seen so far (unreffed by the destructor). */
+  std::vector<GstMessage *> errors;
+
+  GstElement *pipe = nullptr;
+  GstElement *src = nullptr;
+  GstElement *sink = nullptr;
+};
+
+/* GstObjects and GstMiniObjects made since construction and still alive,
+ * according to the "leaks" tracer's activity tracking (GST_TRACERS=leaks
+ * must be set before gst_init; the test fails without it). */
+class LeakCheck {
+public:
+  LeakCheck ();
+  ~LeakCheck ();
+  LeakCheck (const LeakCheck &) = delete;
+  LeakCheck &operator= (const LeakCheck &) = delete;
+  /* "" when none, else "TypeName xN" lines. */
+  std::string alive ();
+
+private:
+  GstTracer *tracer_ = nullptr;
+  std::map<std::string, std::string> created_, removed_;  /* by address */
+};
+
+/* Resident set size of this process in bytes (-1 under AddressSanitizer:
+ * its quarantine keeps freed memory resident). */
+gint64 rss_bytes ();
+
+/* Used device memory of device `dev` in bytes (cudaMemGetInfo), or -1 in
+ * builds without the GPU path or without a device. */
+gint64 device_used_bytes (int dev = 0);
+
+/* A digest of a video frame for equality checks: every component's samples
+ * (no padding) plus the tables of the integral, histogram and equalization
+ * metas attached to it. */
+std::vector<uint8_t> frame_digest (GstBuffer * buf, const GstVideoInfo * info);
 
 }  // namespace testutil

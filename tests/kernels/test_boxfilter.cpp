@@ -938,6 +938,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_gpu_video_sizes)
 {
+  CIP_SKIP_IF_SMALL ();       /* large frames */
   cudaStream_t stream;
   CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   Workspace ws;
@@ -960,6 +961,7 @@ GST_END_TEST;
 /* Frames whose u32 table wraps, on every algorithm and SAT form. */
 GST_START_TEST (test_gpu_wrapping_table)
 {
+  CIP_SKIP_IF_SMALL ();       /* large frames */
   cudaStream_t stream;
   CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   Workspace ws;
@@ -977,6 +979,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_gpu_multiplane)
 {
+  CIP_SKIP_IF_SMALL ();       /* large frames */
   /* I420 planes with scaled radii, and RGBA channels, each in one call */
   cudaStream_t stream;
   CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));

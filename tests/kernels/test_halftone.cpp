@@ -1343,6 +1343,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_gpu_video_sizes)
 {
+  CIP_SKIP_IF_SMALL ();       /* large frames */
   Gpu g;
   const testutil::Size sizes[] = { {1920, 1080}, {3840, 2160} };
   for (const testutil::Size &sz : sizes) {
@@ -1465,16 +1466,20 @@ GST_START_TEST (test_gpu_ordered)
 }
 GST_END_TEST;
 
-/* The same input 1,000 times on one workspace: the same output every time
- * (no race between strips), and the workspace reset after each call. */
+/* The same input 10,000 times on one workspace: the same output every time
+ * (no race between strips), and the workspace reset after each call.
+ * CIP_TEST_SMALL: 20 runs of a small frame (compute-sanitizer). */
 GST_START_TEST (test_gpu_repeatable)
 {
   Gpu g;
   struct Case { int w, h, levels, runs; HalftoneKernel k; };
-  const Case cases[] = { {1920, 1080, 2, 1000, HalftoneKernel::floyd_steinberg},
+  const Case full[] = { {1920, 1080, 2, 10000, HalftoneKernel::floyd_steinberg},
     {1920, 1080, 4, 200, HalftoneKernel::jarvis_judice_ninke},
     {3840, 2160, 2, 100, HalftoneKernel::floyd_steinberg} };
-  for (const Case &cs : cases) {
+  const Case small[] = { {200, 96, 2, 20, HalftoneKernel::floyd_steinberg} };
+  const bool sm = cip_test_small ();
+  for (const Case &cs : sm ? std::vector<Case> (small, small + 1) :
+      std::vector<Case> (full, full + 3)) {
     HostImage src = testutil::make_image (cs.w, cs.h, Content::natural, 91, 1, 0);
     HostImage want = testutil::make_image (cs.w, cs.h, Content::zeros, 1, 1, 0);
     HalftonePlane hp = plane (src.view (), want);
@@ -1506,9 +1511,12 @@ GST_START_TEST (test_gpu_capped_grid)
   for (int workers : { 1, 2, 3, 5 }) {
     cip::halftone_debug_max_workers (workers);
     const std::string wk = " workers " + std::to_string (workers);
-    HostImage big = testutil::make_image (3840, 2160, Content::natural, 101, 1, 0);
+    /* CIP_TEST_SMALL: still more strips than workers */
+    const int bw = cip_test_small () ? 256 : 3840;
+    const int bh = cip_test_small () ? 1024 : 2160;
+    HostImage big = testutil::make_image (bw, bh, Content::natural, 101, 1, 0);
     gpu_check_plane (g, big, 0, options (HalftoneKernel::floyd_steinberg, 2), 1, 0,
-        describe ("gpu capped", HalftoneKernel::floyd_steinberg, 2, 3840, 2160, wk.c_str ()),
+        describe ("gpu capped", HalftoneKernel::floyd_steinberg, 2, bw, bh, wk.c_str ()),
         { HalftoneAlgorithm::skss });
     HostImage odd = testutil::make_image (1001, 333, Content::random, 102, 1, 5);
     gpu_check_plane (g, odd, 0, options (HalftoneKernel::stucki, 4), 1, 3,
@@ -1535,6 +1543,7 @@ GST_END_TEST;
  * from call to call), for each algorithm, two planes per call. */
 GST_START_TEST (test_gpu_temporal_sequence)
 {
+  CIP_SKIP_IF_SMALL ();       /* large frames */
   Gpu g;
   const int w = 1280, h = 720;
   HostImage scene = testutil::make_image (w, h, Content::natural, 111, 1, 0);

@@ -624,6 +624,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_gpu_1080p)
 {
+  CIP_SKIP_IF_SMALL ();       /* large frames */
   int failures = 0, salt = 0;
   for (Content c : all_contents)
     failures += gpu_image_cases (1920, 1080, c, all_chans[0], PitchMode::tight,
@@ -639,6 +640,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_gpu_large)
 {
+  CIP_SKIP_IF_SMALL ();       /* large frames */
   int failures = 0, salt = 0;
   const Content uhd[] = { Content::random, Content::all255, Content::natural,
     Content::zeros };
@@ -665,6 +667,7 @@ GST_END_TEST;
  * and a 4096x4200 all-255 u32 table wraps exactly like the reference. */
 GST_START_TEST (test_gpu_fresh_workspace_and_wrap)
 {
+  CIP_SKIP_IF_SMALL ();       /* large frames */
   ensure_workspace ();
   const int w = 4096, h = 4200;
   HostImage img = make_image (w, h, Content::all255);
@@ -704,6 +707,7 @@ GST_END_TEST;
  * the single-pass kernel's ticket and flags must reset themselves. */
 GST_START_TEST (test_gpu_workspace_reuse_burst)
 {
+  CIP_SKIP_IF_SMALL ();       /* large frames */
   ensure_workspace ();
   struct Job {
     int w, h;
@@ -880,6 +884,98 @@ GST_START_TEST (test_gpu_16bit)
 }
 GST_END_TEST;
 
+/* One image and its reference, and device buffers for calls on it. */
+struct RepeatCase {
+  HostImage img;
+  RefResult want;
+  DevBuf src, sum;
+  HostTable got;
+  RepeatCase (int w, int h, const Variant & v) : img (make_image (w, h,
+          Content::random, 77)), want (w, h, v, dst_pitch (w, 4,
+          PitchMode::aligned256), 0), src (img.bytes.size ()),
+      sum (want.sum.bytes.size ()), got (w, h, 4, want.sum.pitch)
+  {
+    fail_unless (run_ref (img.view (), v, want) == cip::Status::ok);
+    src.upload (img.bytes);
+  }
+  /* One call on `ws`; FALSE (after a message) when the table differs. */
+  bool run (void *ws, size_t ws_bytes, cudaStream_t st, int i)
+  {
+    CUDA_OK (cudaMemsetAsync (sum.p, i & 1 ? 0x5A : 0xA5, sum.n, st));
+    cip::ImageView dv = img.view ();
+    dv.data = src.p;
+    cip::SatDest d;
+    d.sum = sum.p;
+    d.sum_pitch = want.sum.pitch;
+    fail_unless (cip::integral (dv, cip::SatType::u32, d, ws, ws_bytes, st,
+            cip::SatAlgorithm::single_pass) == cip::Status::ok);
+    CUDA_OK (cudaMemcpyAsync (got.bytes.data (), sum.p, sum.n,
+            cudaMemcpyDeviceToHost, st));
+    CUDA_OK (cudaStreamSynchronize (st));
+    /* the padding is poisoned differently each run: compare the rows */
+    const size_t row = ((size_t) img.width + 1) * 4;
+    for (int y = 0; y <= img.height; y++)
+      if (memcmp (got.bytes.data () + (size_t) y * got.pitch,
+              want.sum.bytes.data () + (size_t) y * want.sum.pitch, row)) {
+        fprintf (stderr, "FAIL run %d: %dx%d row %d differs\n", i, img.width,
+            img.height, y);
+        return false;
+      }
+    return true;
+  }
+};
+
+/* The soft-synchronized single-pass kernel (strips claimed by ticket, look-
+ * back over flags) 10,000 times on one workspace: the same table every time
+ * (no race between strips, ticket and flags reset by the last block).
+ * CIP_TEST_SMALL: 20 runs of a small frame. */
+GST_START_TEST (test_gpu_repeatable)
+{
+  ensure_workspace ();
+  const bool sm = cip_test_small ();
+  const int runs = sm ? 20 : 10000;
+  const Variant v = { cip::SatType::u32, false };
+  RepeatCase c (sm ? 300 : 1920, sm ? 200 : 1080, v);
+  for (int i = 0; i < runs; i++)
+    if (!c.run (g_ws.ptr, g_ws.bytes, g_ws.stream, i))
+      fail ("run %d of %d differs from the reference", i, runs);
+}
+GST_END_TEST;
+
+/* Far more strips than blocks can be resident at once (4-row strips: a
+ * block per strip, claimed in order through the ticket): every block
+ * waits only on strips claimed before it, so the launch terminates, with
+ * the reference's table, again and again. */
+GST_START_TEST (test_gpu_many_strips)
+{
+  const bool sm = cip_test_small ();
+  const cip::detail::SatTuning saved = cip::detail::sat_get_tuning ();
+  cip::detail::SatTuning t = saved;
+  t.th_single = 4;
+  cip::detail::sat_set_tuning (t);
+  const int w = sm ? 256 : 2048, h = sm ? 512 : 16384;
+  const Variant v = { cip::SatType::u32, false };
+  const cip::detail::SatConfig cfg = cip::detail::sat_config (w, h, v.type, v.sq,
+      cip::SatAlgorithm::single_pass);
+  g_print ("many strips: %dx%d in %d strips of %d rows\n", w, h, cfg.strips,
+      cfg.th);
+  fail_unless (cfg.th == 4, "tuning not applied (%d rows per strip)", cfg.th);
+  const size_t bytes = cip::integral_workspace_bytes (w, h, v.type, v.sq);
+  DevBuf ws (bytes);
+  cudaStream_t st = nullptr;
+  CUDA_OK (cudaStreamCreateWithFlags (&st, cudaStreamNonBlocking));
+  fail_unless (cip::integral_workspace_init (ws.p, bytes, st) ==
+      cip::Status::ok);
+  RepeatCase c (w, h, v);
+  bool ok = true;
+  for (int i = 0; ok && i < (sm ? 3 : 50); i++)
+    ok = c.run (ws.p, bytes, st, i);
+  cip::detail::sat_set_tuning (saved);
+  cudaStreamDestroy (st);
+  fail_unless (ok, "a many-strips run differs from the reference");
+}
+GST_END_TEST;
+
 #endif  /* HAVE_CUDA */
 
 Suite *
@@ -906,6 +1002,8 @@ integral_suite ()
   tcase_add_test (gpu, test_gpu_fresh_workspace_and_wrap);
   tcase_add_test (gpu, test_gpu_workspace_reuse_burst);
   tcase_add_test (gpu, test_gpu_16bit);
+  tcase_add_test (gpu, test_gpu_repeatable);
+  tcase_add_test (gpu, test_gpu_many_strips);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;

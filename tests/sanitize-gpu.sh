@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# compute-sanitizer over every kernel and element test on the GPU machine:
+# memcheck, racecheck, synccheck and initcheck, the four tools side by side
+# (one process each at a time), every test in its small-size mode
+# (CIP_TEST_SMALL=1: large frames skipped, fewer repeats) so that racecheck
+# finishes. Kernel tests run their GPU case only (their CPU case touches no
+# device). Logs to $OUT/sanitize-<tool>-<test>.log; a tool error, a failed
+# test or a timeout is a failure. Usage: tests/sanitize-gpu.sh [BUILD_DIR]
+# (default .gpu/build, staged by tests/stage-gpu.sh); CIP_SANITIZE_TIMEOUT
+# (default 420 s) bounds each run.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$top/.gpu/build}
+out=${OUT:-/tmp}
+cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+[ -x "$cs" ] || { echo "sanitize: no compute-sanitizer"; exit 1; }
+list="$build/tests/test-executables.list"
+[ -s "$list" ] || { echo "sanitize: $list missing (stage with tests/stage-gpu.sh)"; exit 1; }
+# the kernel and element tests (the reliability tests repeat what these run)
+mapfile -t names < <(grep -E '^test_(integral|histogram|boxfilter|equalize|halftone|cuda[a-z]+|regressions)$' "$list")
+source "$top/.gpu/gst/env.sh"
+export GST_PLUGIN_PATH="$build/plugins" CIP_REQUIRE_GPU=1 CK_FORK=no
+export CK_DEFAULT_TIMEOUT=600 CIP_TEST_SMALL=1
+export GST_REGISTRY="/tmp/cip-sanitize-registry.bin"
+# one registry scan before the tools start in parallel
+gst-inspect-1.0 cudaintegral > /dev/null 2>&1 || true
+
+run_tool () {
+  local tool=$1 fail=0 t
+  for t in "${names[@]}"; do
+    local log="$out/sanitize-$tool-$t.log" start=$SECONDS case=""
+    case $t in test_integral|test_histogram|test_boxfilter|test_equalize|test_halftone) case=gpu ;; esac
+    CK_RUN_CASE=$case timeout "${CIP_SANITIZE_TIMEOUT:-420}" "$cs" --tool "$tool" \
+      --error-exitcode 99 --target-processes all --print-limit 20 \
+      "$build/tests/$t" > "$log" 2>&1
+    local rc=$? summary
+    summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -n 1)
+    if [ "$rc" -eq 0 ]; then r=PASS; else r="FAIL ($rc)"; fail=1; fi
+    echo "$tool $t: $r in $((SECONDS - start)) s: ${summary:-no summary}"
+  done
+  return $fail
+}
+
+pids=()
+for tool in memcheck racecheck synccheck initcheck; do
+  run_tool "$tool" > "$out/sanitize-$tool.summary" 2>&1 &
+  pids+=($!)
+done
+fail=0
+for p in "${pids[@]}"; do wait "$p" || fail=1; done
+cat "$out"/sanitize-{memcheck,racecheck,synccheck,initcheck}.summary
+[ "$fail" -eq 0 ] && echo "sanitize: all clean" || echo "sanitize: FAILURES (logs in $out)"
+exit $fail
