@@ -778,7 +778,10 @@ g_block_work (const GParams &p, const GInput &g, uint32_t *smem)
       }
       if (s0)
         atomicAdd (g.out + 2 * wi, s0);
-      if (s1)     /* never set past the last bin */
+      /* with an odd count the last word's high half is no bin, but a carry
+       * out of the last bin's half lands there (packed_carry took it back
+       * from nothing): not written */
+      if (s1 && 2 * wi + 1 < (uint32_t) p.bins)
         atomicAdd (g.out + 2 * wi + 1, s1);
     }
   }

@@ -1418,7 +1418,9 @@ GST_START_TEST (test_gpu_invalid_arguments)
           g.stream) == Status::ok);
   fail_unless (cip::histogram (&in, 1, 256, (uint32_t *) ((uint8_t *) out + 1),
           false, g.ws.p, g.ws.n, g.stream) == bad);
-  fail_unless (cip::histogram (&in, 1, 100, out, false, g.ws.p, g.ws.n, g.stream) == bad);
+  for (int bins : { 1, 65537 })     /* any count in 2 .. 65536 is valid */
+    fail_unless (cip::histogram (&in, 1, bins, out, false, g.ws.p, g.ws.n,
+            g.stream) == bad, "bins %d", bins);
   fail_unless (cip::histogram (&in, 0, 256, out, false, g.ws.p, g.ws.n, g.stream) == bad);
   fail_unless (cip::histogram (nullptr, 1, 256, out, false, g.ws.p, g.ws.n, g.stream) == bad);
   fail_unless (cip::histogram_workspace_init (nullptr, 4096, g.stream) == bad);
@@ -1518,7 +1520,7 @@ GST_START_TEST (test_gpu_draw_invalid_arguments)
           1, 256, g.stream) == bad);
   fail_unless (cip::histogram_draw (nullptr, 1, 256, &p, 1, 256, g.stream) == bad);
   fail_unless (cip::histogram_draw (h, 5, 256, &p, 1, 256, g.stream) == bad);
-  fail_unless (cip::histogram_draw (h, 1, 6, &p, 1, 256, g.stream) == bad);
+  fail_unless (cip::histogram_draw (h, 1, 257, &p, 1, 256, g.stream) == bad);
   fail_unless (cip::histogram_draw (h, 1, 256, &p, 1, 300, g.stream) == bad);
   fail_unless (cip::histogram_draw (h, 1, 256, &p, 5, 256, g.stream) == bad);
   HistDrawPlane e = p;
