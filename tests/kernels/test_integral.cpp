@@ -8,6 +8,7 @@
 #include "testimage.h"
 
 #include "cip/integral.h"
+#include "detail/integral_internal.h"
 
 #include <algorithm>
 #include <cinttypes>
