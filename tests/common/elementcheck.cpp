@@ -225,7 +225,8 @@ AppPipeline::AppPipeline (const std::string & middle, GstCaps * caps,
   gst_caps_unref (caps);
   live_pipelines.push_back (this);
 #ifdef HAVE_GST_CUDA
-  if (share_context) {
+  /* without a device there is no context to share (and opening one asserts) */
+  if (share_context && gpu_works ()) {
     GstContext *ctx = gst_context_new_cuda_context (shared_context ());
     gst_element_set_context (pipe, ctx);
     gst_context_unref (ctx);
