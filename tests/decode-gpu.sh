@@ -34,14 +34,19 @@ check() {  # check NAME FILE DEMUX PARSE DECODER FORMAT
   local name=$1 file=$media/$2 demux=$3 parse=$4 dec=$5 fmt=$6
   [ -s "$file" ] || { echo "decode $name: FAIL (missing $file: run tests/make-media.sh)"; fail=1; return; }
   local head="filesrc location=$file ! $demux ! $parse ! $dec ! video/x-raw(memory:CUDAMemory),format=$fmt"
-  launch -v $head ! $(chain gpu) ! cudadownload ! checksumsink > "$out/$name-gpu.log" 2>&1
+  # video/x-raw after cudadownload: system memory with the default strides,
+  # as in the CPU chain (checksumsink hashes the whole mapped buffer, and
+  # cudadownload passes CUDA memory, pitched, on to a sink that takes ANY)
+  launch -v $head ! $(chain gpu) ! cudadownload ! video/x-raw ! checksumsink > "$out/$name-gpu.log" 2>&1
   local rc=$?
   launch $head ! cudadownload ! $(chain cpu) ! checksumsink > "$out/$name-cpu.log" 2>&1
   local rc2=$?
   # caps of every pad between the decoder and cudadownload (gst-launch -v)
   local links bad
   # (by instance name: the decoder's type name differs between releases)
-  links=$(grep -E ':(nvh26[45][a-z]*dec|cudaintegral|cudaboxfilter|cudahistogram|cudahistequalize|capsfilter|cudadownload)[0-9]+\.GstPad:(src|sink): caps' "$out/$name-gpu.log" | grep -v ':cudadownload[0-9]*\.GstPad:src')
+  # (the decoder's sink takes the bitstream; the second capsfilter is after
+  # cudadownload)
+  links=$(grep -E ':(nvh26[45][a-z]*dec|cudaintegral|cudaboxfilter|cudahistogram|cudahistequalize|capsfilter0|cudadownload)[0-9]*\.GstPad:(src|sink): caps' "$out/$name-gpu.log" | grep -v -E ':cudadownload[0-9]*\.GstPad:src|:nvh26[45][a-z]*dec[0-9]*\.GstPad:sink')
   bad=$(echo "$links" | grep -v 'memory:CUDAMemory' || true)
   grep -E '^[0-9]+:[0-9]+:[0-9.]+ [0-9a-f]+' "$out/$name-gpu.log" | awk '{print $2}' > "$out/$name-gpu.sum"
   grep -E '^[0-9]+:[0-9]+:[0-9.]+ [0-9a-f]+' "$out/$name-cpu.log" | awk '{print $2}' > "$out/$name-cpu.sum"
