@@ -184,4 +184,14 @@ gint64 device_used_bytes (int dev = 0);
  * metas attached to it. */
 std::vector<uint8_t> frame_digest (GstBuffer * buf, const GstVideoInfo * info);
 
+/* Every element with the options that make it use everything it can
+ * (state, two tables, metas): the reliability tests' list. */
+inline const char *const element_launches[] = {
+  "cudaintegral squared=true",
+  "cudahistogram bins=64",
+  "cudaboxfilter radius-x=3 radius-y=2",
+  "cudahistequalize smoothing=0.5",
+  "cudahalftone temporal-stability=0.5",
+};
+
 }  // namespace testutil

@@ -34,13 +34,6 @@
 
 using namespace testutil;
 
-static const char *const launches[] = {
-  "cudaintegral squared=true",
-  "cudahistogram bins=64",
-  "cudaboxfilter radius-x=3 radius-y=2",
-  "cudahistequalize smoothing=0.5",
-  "cudahalftone temporal-stability=0.5",
-};
 
 static int
 env_int (const char *name, int dflt)
@@ -97,7 +90,7 @@ GST_START_TEST (test_churn)
   const int cycles = env_int ("CIP_CHURN_CYCLES", gpu_works () ? 1000 : 100);
   const int warm = MIN (20, cycles / 4);
   GstVideoInfo info = video_info (GST_VIDEO_FORMAT_NV12, 320, 240);
-  for (const char *launch : launches)
+  for (const char *launch : element_launches)
     for_each_path ([&] (const Path & path) {
       const std::string line = std::string (launch) + " name=e compute=" +
           path.compute;
@@ -135,7 +128,7 @@ GST_START_TEST (test_churn_own_context)
   const int cycles = env_int ("CIP_CHURN_OWN_CONTEXT_CYCLES", 50);
   GstVideoInfo info = video_info (GST_VIDEO_FORMAT_NV12, 320, 240);
   FrameSource src (&info, Memory::system);
-  for (const char *launch : launches) {
+  for (const char *launch : element_launches) {
     const std::string line = std::string (launch) + " name=e compute=gpu";
     cycle (line, src, false);
     const gint64 before = device_used_bytes ();

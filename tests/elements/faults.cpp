@@ -31,15 +31,6 @@
 
 using namespace testutil;
 
-/* Each element with the options that make it use everything it can (state,
- * two tables, metas). */
-static const char *const launches[] = {
-  "cudaintegral squared=true",
-  "cudahistogram bins=64",
-  "cudaboxfilter radius-x=3 radius-y=2",
-  "cudahistequalize smoothing=0.5",
-  "cudahalftone temporal-stability=0.5",
-};
 
 static const int N_FRAMES = 4;
 static const int MAX_NTH = 16;
@@ -165,7 +156,7 @@ GST_START_TEST (test_injected)
   const std::string kind = fault_kind ();
   const bool first = fault_nth () == 1;
   int fired = 0;
-  for (const char *launch : launches)
+  for (const char *launch : element_launches)
     for_each_path ([&] (const Path & path) {
       /* the first of each kind is met everywhere it exists: launches on
        * every path, allocations and copies on the GPU's system-memory path
@@ -181,7 +172,7 @@ GST_END_TEST;
 /* With no CIP_FAULT_INJECT nothing fails (the switch is off by default). */
 GST_START_TEST (test_no_fault)
 {
-  for (const char *launch : launches)
+  for (const char *launch : element_launches)
     for_each_path ([&] (const Path & path) {
       fail_if (run_case (launch, path, false), "%s failed without a fault",
           launch);
@@ -249,7 +240,7 @@ GST_START_TEST (test_device_full)
 {
   GstVideoInfo info = video_info (GST_VIDEO_FORMAT_NV12, 1920, 1080);
   FrameSource src (&info, Memory::system);
-  for (const char *launch : launches) {
+  for (const char *launch : element_launches) {
     AppPipeline p (std::string (launch) + " compute=gpu name=e", src.caps (),
         true);
     fail_unless (p.play ());
