@@ -341,13 +341,16 @@ gst_cuda_halftone_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
             c)];
     p.dst_step = p.src.step;
     if (rgb && !color) {
-      /* the pixels from their first byte, R, G and B at their offsets */
-      const GstVideoFormatInfo *fi = info->finfo;
+      /* the pixels from their first colour byte, as every luma-of-RGB
+       * input of the kernel library takes them */
+      bool bgr;
+      p.src = in->rgb_pixels (&bgr);
+      p.dst = out->component_data (bgr ? 2 : 0);
+      p.dst_step = p.src.step;
       p.rgb_luma = true;
-      p.src.data -= GST_VIDEO_FORMAT_INFO_POFFSET (fi, 0);
-      p.dst -= GST_VIDEO_FORMAT_INFO_POFFSET (fi, 0);
-      for (int k = 0; k < 3; k++)
-        p.rgb_offset[k] = (int) GST_VIDEO_FORMAT_INFO_POFFSET (fi, k);
+      p.rgb_offset[0] = bgr ? 2 : 0;
+      p.rgb_offset[1] = 1;
+      p.rgb_offset[2] = bgr ? 0 : 2;
     }
     if (temporal) {
       gboolean fresh;

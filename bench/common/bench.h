@@ -5,6 +5,8 @@
 
 #include <cuda_runtime.h>
 
+#include "cip/cip.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -22,6 +24,28 @@ namespace bench {
       exit (2);                                                             \
     }                                                                       \
   } while (0)
+
+/* A kernel family's device workspace, grown on demand and prepared with the
+ * family's *_workspace_init (exits on failure, as BENCH_CHECK does). */
+struct Workspace {
+  void *p = nullptr;
+  size_t n = 0;
+  void ensure (size_t bytes, cip::Status (*init) (void *, size_t, cip::Stream),
+      cudaStream_t stream)
+  {
+    if (bytes <= n)
+      return;
+    if (p)
+      BENCH_CHECK (cudaFree (p));
+    BENCH_CHECK (cudaMalloc (&p, bytes));
+    n = bytes;
+    if (init (p, bytes, stream) != cip::Status::ok) {
+      fprintf (stderr, "workspace init failed\n");
+      exit (2);
+    }
+  }
+  ~Workspace () { if (p) cudaFree (p); }
+};
 
 struct Timing {
   double median_ms = 0, min_ms = 0, max_ms = 0;

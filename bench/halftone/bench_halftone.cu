@@ -115,24 +115,8 @@ struct Context {
   cudaStream_t stream;
   std::string device;
   int runs;
-  void *ws = nullptr;
-  size_t ws_bytes = 0;
+  bench::Workspace ws;
 };
-
-void
-ensure_ws (Context &cx, size_t bytes)
-{
-  if (bytes <= cx.ws_bytes)
-    return;
-  if (cx.ws)
-    BENCH_CHECK (cudaFree (cx.ws));
-  BENCH_CHECK (cudaMalloc (&cx.ws, bytes));
-  cx.ws_bytes = bytes;
-  if (cip::halftone_workspace_init (cx.ws, bytes, cx.stream) != cip::Status::ok) {
-    fprintf (stderr, "workspace init failed\n");
-    exit (2);
-  }
-}
 
 cip::HalftoneOptions
 options_of (const Case &c, cip::HalftoneMethod m = cip::HalftoneMethod::error_diffusion)
@@ -260,11 +244,12 @@ bench_case (Context &cx, Case &c, bool profile, bool probe)
   std::vector<cip::HalftonePlane> dp;
   for (const Plane &p : c.planes)
     dp.push_back (dev_plane (p, c.stability > 0));
-  ensure_ws (cx, cip::halftone_workspace_bytes (dp.data (), (int) dp.size ()));
+  cx.ws.ensure (cip::halftone_workspace_bytes (dp.data (), (int) dp.size ()),
+      cip::halftone_workspace_init, cx.stream);
   const cip::HalftoneOptions o = options_of (c);
   if (profile) {
     for (int k = 0; k < 3; k++)
-      if (cip::halftone (dp.data (), (int) dp.size (), o, cx.ws, cx.ws_bytes, cx.stream,
+      if (cip::halftone (dp.data (), (int) dp.size (), o, cx.ws.p, cx.ws.n, cx.stream,
               cip::HalftoneAlgorithm::skss) != cip::Status::ok)
         exit (2);
     BENCH_CHECK (cudaStreamSynchronize (cx.stream));
@@ -281,7 +266,7 @@ bench_case (Context &cx, Case &c, bool profile, bool probe)
       continue;
     const std::string what = c.name + " " + cip::halftone_algorithm_name (v.a);
     auto run = [&] (cudaStream_t st) {
-      cip::Status s = cip::halftone (dp.data (), (int) dp.size (), o, cx.ws, cx.ws_bytes,
+      cip::Status s = cip::halftone (dp.data (), (int) dp.size (), o, cx.ws.p, cx.ws.n,
           st, v.a);
       if (s != cip::Status::ok) {
         fprintf (stderr, "%s: %s (%s)\n", what.c_str (), cip::status_string (s),
@@ -312,7 +297,7 @@ bench_case (Context &cx, Case &c, bool profile, bool probe)
   /* ordered dithering of the same planes, for scale */
   const cip::HalftoneOptions od = options_of (c, cip::HalftoneMethod::ordered);
   const bench::Timing t = bench::time_ms (cx.stream, [&] (cudaStream_t st) {
-        if (cip::halftone (dp.data (), (int) dp.size (), od, cx.ws, cx.ws_bytes, st)
+        if (cip::halftone (dp.data (), (int) dp.size (), od, cx.ws.p, cx.ws.n, st)
             != cip::Status::ok)
           exit (2);
       }, cx.runs, 10);
@@ -383,8 +368,6 @@ main (int argc, char **argv)
     for (Plane &p : c.planes)
       free_plane (p);
   }
-  if (cx.ws)
-    cudaFree (cx.ws);
   cudaStreamDestroy (cx.stream);
   return 0;
 }

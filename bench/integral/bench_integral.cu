@@ -178,24 +178,8 @@ struct Context {
   double copy_gbs;
   std::string device;
   int runs;
-  void *ws = nullptr;
-  size_t ws_bytes = 0;
+  bench::Workspace ws;
 };
-
-void
-ensure_ws (Context &cx, size_t bytes)
-{
-  if (bytes <= cx.ws_bytes)
-    return;
-  if (cx.ws)
-    BENCH_CHECK (cudaFree (cx.ws));
-  BENCH_CHECK (cudaMalloc (&cx.ws, bytes));
-  cx.ws_bytes = bytes;
-  if (cip::integral_workspace_init (cx.ws, bytes, cx.stream) != cip::Status::ok) {
-    fprintf (stderr, "workspace init failed\n");
-    exit (2);
-  }
-}
 
 std::string
 size_name (const Size &s)
@@ -241,7 +225,8 @@ time_ours (Context &cx, const Image &im, cip::SatType type, bool squared,
   const size_t es = type == cip::SatType::u32 ? 4 : 8;
   Table sum (im.w, im.h, es);
   Table sq (squared ? im.w : 0, squared ? im.h : 0, 8);
-  ensure_ws (cx, cip::integral_workspace_bytes (im.w, im.h, type, squared));
+  cx.ws.ensure (cip::integral_workspace_bytes (im.w, im.h, type, squared),
+      cip::integral_workspace_init, cx.stream);
   cip::SatDest d;
   d.sum = sum.dev;
   d.sum_pitch = sum.pitch;
@@ -251,7 +236,7 @@ time_ours (Context &cx, const Image &im, cip::SatType type, bool squared,
   }
   const cip::ImageView v = dev_view (im);
   auto run = [&] (cudaStream_t st) {
-    cip::Status s = cip::integral (v, type, d, cx.ws, cx.ws_bytes, st, algo);
+    cip::Status s = cip::integral (v, type, d, cx.ws.p, cx.ws.n, st, algo);
     if (s != cip::Status::ok) {
       fprintf (stderr, "%s: %s (%s)\n", what.c_str (), cip::status_string (s),
           cip::last_cuda_error ());
@@ -525,16 +510,16 @@ main (int argc, char **argv)
     for (const Size &s : sizes) {
       Image im = make_input (s.w, s.h, false);
       Table sum (s.w, s.h, 4);
-      ensure_ws (cx, cip::integral_workspace_bytes (s.w, s.h, cip::SatType::u32,
-              false));
+      cx.ws.ensure (cip::integral_workspace_bytes (s.w, s.h, cip::SatType::u32,
+              false), cip::integral_workspace_init, cx.stream);
       cip::SatDest d;
       d.sum = sum.dev;
       d.sum_pitch = sum.pitch;
       for (cip::SatAlgorithm a : { cip::SatAlgorithm::single_pass,
               cip::SatAlgorithm::multi_pass })
         for (int k = 0; k < 3; k++)
-          if (cip::integral (dev_view (im), cip::SatType::u32, d, cx.ws,
-                  cx.ws_bytes, cx.stream, a) != cip::Status::ok)
+          if (cip::integral (dev_view (im), cip::SatType::u32, d, cx.ws.p,
+                  cx.ws.n, cx.stream, a) != cip::Status::ok)
             return 2;
       BENCH_CHECK (cudaStreamSynchronize (cx.stream));
       BENCH_CHECK (cudaFree (im.dev));
@@ -545,8 +530,6 @@ main (int argc, char **argv)
     bench_size (cx, s, false, s.w == 3840 && !sweep, sweep);
   if (!sweep)
     bench_size (cx, {3840, 2160}, true, false, false);
-  if (cx.ws)
-    cudaFree (cx.ws);
   cudaStreamDestroy (cx.stream);
   return 0;
 }
