@@ -245,7 +245,8 @@ gst_cuda_hist_equalize_class_init (GstCudaHistEqualizeClass * klass)
   /**
    * GstCudaHistEqualize:lut-meta:
    *
-   * Attach the applied tables to every frame as a #GstEqualizationMeta.
+   * Attach the applied tables to every frame as a #GstEqualizationMeta
+   * (in CUDA memory when the frame is, so no host wait is added).
    */
   g_object_class_install_property (gobject_class, PROP_LUT_META,
       g_param_spec_boolean ("lut-meta", "LUT meta",
@@ -499,8 +500,8 @@ gst_cuda_hist_equalize_process (GstCudaImgprocFilter * filter,
 
   GstCudaImgprocAux luts;
   if (lut_meta && !gst_cuda_imgproc_filter_acquire_aux (filter, 0,
-          cip::equalize_lut_bytes (cfg), 1, GST_CUDA_IMGPROC_AUX_SYSTEM, run,
-          &luts))
+          cip::equalize_lut_bytes (cfg), 1, GST_CUDA_IMGPROC_AUX_LIKE_INPUT,
+          run, &luts))
     return GST_FLOW_ERROR;
   uint8_t *lut_out = lut_meta ? luts.data : nullptr;
 

@@ -389,6 +389,15 @@ check (GstBuffer * out, const Want & w, const std::string & what,
   fail_unless_equals_int (m->channels, w.channels);
   fail_unless_equals_uint64 (w.luts.size (),
       (guint64) w.tiles_x * w.tiles_y * w.channels * 256);
+#ifdef HAVE_GST_CUDA
+  /* the tables stay where the frame is: a frame in CUDA memory is handed
+   * downstream without a host wait (1.24+), which a table the host must
+   * download would cost */
+  const bool cuda_frame = gst_is_cuda_memory (gst_buffer_peek_memory (out, 0));
+  fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (m->luts, 0)) ==
+      cuda_frame, "%s: tables not in %s memory", what.c_str (),
+      cuda_frame ? "CUDA" : "system");
+#endif
   GstMapInfo map;
   fail_unless (gst_buffer_map (m->luts, &map, GST_MAP_READ));
   fail_unless (map.size >= w.luts.size (), "%s: LUT buffer of %zu bytes",
@@ -1320,7 +1329,10 @@ GST_START_TEST (test_gpu_large)
   for (GstVideoFormat fmt : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
           GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx }) {
     for (const Size & s : sizes) {
-      if (too_large_for_small (s.w, s.h))
+      /* 4K on one YUV and one RGB layout: the CPU model of the others made
+       * this the slowest test on the GPU machine (~6 min) */
+      if (too_large_for_small (s.w, s.h) || (s.w > 2000 &&
+              fmt != GST_VIDEO_FORMAT_NV12 && fmt != GST_VIDEO_FORMAT_RGBA))
         continue;
       for (int k = 0; k < 4; k++) {
         Eq q;

@@ -1,14 +1,17 @@
 /* GstEqualizationMeta: the look-up tables cudahistequalize applied to a
  * frame, for applications that want to know (or re-apply) the mapping.
  *
- * @luts holds @tiles_x * @tiles_y * @channels tables of 256 bytes in system
- * memory, tile-major (row-major tiles), then channel:
+ * @luts holds @tiles_x * @tiles_y * @channels tables of 256 bytes (depth 8),
+ * tile-major (row-major tiles), then channel:
  *   lut(tile_x, tile_y, channel)[v] =
  *     luts[((tile_y * tiles_x + tile_x) * channels + channel) * 256 + v]
  * Global mode has one tile (1 x 1). @channels is 1 (luma: the Y plane, or the
  * BT.709 luma of RGB) or 3 (R, G, B with rgb-mode=per-channel). The tables
  * are the ones applied, after temporal smoothing and the strength blend; in
- * CLAHE mode each pixel mixes the four nearest tiles' tables bilinearly. */
+ * CLAHE mode each pixel mixes the four nearest tiles' tables bilinearly.
+ * Like GstIntegralImageMeta's tables, @luts is CUDA memory when the element
+ * ran on CUDA memory (map it normally to read it on the CPU: GstCudaMemory
+ * waits for the element's stream and downloads), system memory otherwise. */
 #pragma once
 
 #include <gst/gst.h>
@@ -22,7 +25,7 @@ typedef struct _GstEqualizationMeta GstEqualizationMeta;
 /**
  * GstEqualizationMeta:
  * @meta: parent
- * @luts: buffer of @tiles_x * @tiles_y * @channels tables (system memory) of
+ * @luts: buffer (one memory) of @tiles_x * @tiles_y * @channels tables of
  *   2^@depth entries each: bytes at depth 8 (256 per table), little-endian
  *   guint16 above (e.g. 1024 per table for 10-bit formats)
  * @tiles_x: tiles per row (1 in global mode)
