@@ -34,7 +34,7 @@ struct EqPlan {
   int tile_w, tile_h;     /* CLAHE: padded tile size; global: the ROI size */
   int hx, hy;             /* global: ROI origin */
   int clip;               /* CLAHE clip count, 0: none */
-  float lut_scale;        /* CLAHE: 255.f / area */
+  float lut_scale;        /* CLAHE: (float) maxv / area (255.f at depth 8) */
   float inv_tw, inv_th;   /* CLAHE: 1.f / tile_w, 1.f / tile_h */
   uint32_t alpha;         /* weight of the new histogram x 65536, 1 .. 65536 */
   int strength;           /* 0 .. 256 */
@@ -138,16 +138,16 @@ eq_global_entry (int v, uint32_t cum, int i0, uint32_t hi0, float scale,
   return eq_sat (eq_mul (eq_u2f (cum - hi0), scale), maxv);
 }
 
-/* CLAHE: bin b after clipping (its clipped count hc) and the redistribution
- * of `excess` clipped counts (CLAHE_CalcLut_Body). */
+/* CLAHE: bin b of `bins` after clipping (its clipped count hc) and the
+ * redistribution of `excess` clipped counts (CLAHE_CalcLut_Body). */
 CIP_EQ_HD uint32_t
-eq_clahe_redist (int b, uint32_t hc, uint32_t excess)
+eq_clahe_redist (int b, uint32_t hc, uint32_t excess, uint32_t bins = 256u)
 {
-  const uint32_t batch = excess / 256u;
-  const uint32_t residual = excess - batch * 256u;
+  const uint32_t batch = excess / bins;
+  const uint32_t residual = excess - batch * bins;
   uint32_t r = hc + batch;
   if (residual != 0) {
-    const uint32_t step = 256u / residual > 1u ? 256u / residual : 1u;
+    const uint32_t step = bins / residual > 1u ? bins / residual : 1u;
     if ((uint32_t) b % step == 0 && (uint32_t) b / step < residual)
       r++;
   }
@@ -176,14 +176,22 @@ eq_axis (int c, float inv, int tiles, int *t1, int *t2, float *w, float *w1)
   *t2 = b < tiles - 1 ? b : tiles - 1;
 }
 
-/* (L11 * xa1 + L12 * xa) * ya1 + (L21 * xa1 + L22 * xa) * ya, saturated. */
+/* (L11 * xa1 + L12 * xa) * ya1 + (L21 * xa1 + L22 * xa) * ya, saturated to
+ * 0..maxv (saturate_cast<uchar> / <ushort> at depths 8 / 16). */
+CIP_EQ_HD int
+eq_interp_v (int l11, int l12, int l21, int l22, float xa, float xa1, float ya,
+    float ya1, int maxv)
+{
+  const float r1 = eq_add (eq_mul (eq_i2f (l11), xa1), eq_mul (eq_i2f (l12), xa));
+  const float r2 = eq_add (eq_mul (eq_i2f (l21), xa1), eq_mul (eq_i2f (l22), xa));
+  return eq_sat (eq_add (eq_mul (r1, ya1), eq_mul (r2, ya)), maxv);
+}
+
 CIP_EQ_HD uint8_t
 eq_interp (int l11, int l12, int l21, int l22, float xa, float xa1, float ya,
     float ya1)
 {
-  const float r1 = eq_add (eq_mul (eq_i2f (l11), xa1), eq_mul (eq_i2f (l12), xa));
-  const float r2 = eq_add (eq_mul (eq_i2f (l21), xa1), eq_mul (eq_i2f (l22), xa));
-  return eq_sat_u8 (eq_add (eq_mul (r1, ya1), eq_mul (r2, ya)));
+  return (uint8_t) eq_interp_v (l11, l12, l21, l22, xa, xa1, ya, ya1, 255);
 }
 
 /* Luma mode: colour byte c shifted by the luma change, clamped. */

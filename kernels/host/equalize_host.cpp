@@ -61,8 +61,6 @@ equalize_plan (const EqFrame &f, const EqConfig &cfg, const EqState *state,
     return Status::invalid_argument;
   const bool gray = cfg.layout == EqLayout::gray;
   const int bpp = gray ? (cfg.depth > 8 ? 2 : 1) : 4;
-  if (cfg.depth > 8 && cfg.mode == EqMode::clahe)
-    return Status::unsupported;     /* CLAHE tables of 2^depth bins: not yet */
   const bool empty = f.width == 0 || f.height == 0;
   if (!empty) {
     if (!f.src || !f.dst)
@@ -125,10 +123,11 @@ equalize_plan (const EqFrame &f, const EqConfig &cfg, const EqState *state,
     p->tile_h = ph / cfg.tiles_y;
     p->hx = p->hy = 0;
     const int area = p->tile_w * p->tile_h;
+    const int bins = 1 << cfg.depth;
     if (area > 0) {
-      p->lut_scale = 255.0f / (float) area;
+      p->lut_scale = (float) (bins - 1) / (float) area;
       if (cfg.clip_limit > 0.0) {
-        int c = (int) (cfg.clip_limit * area / 256);
+        int c = (int) (cfg.clip_limit * area / bins);
         p->clip = c > 1 ? c : 1;
       }
       p->inv_tw = 1.0f / (float) p->tile_w;
@@ -204,6 +203,10 @@ equalize_state_bytes (const EqConfig &cfg)
 size_t
 equalize_workspace_bytes (const EqConfig &cfg)
 {
+  if (cfg.depth > 8 && cfg.mode == EqMode::clahe) {
+    /* per-tile counts (uint32, zero between calls), then the LUTs (uint16) */
+    return equalize_entries (cfg) * (4 + 2);
+  }
   if (cfg.depth > 8) {
     /* cip::histogram's workspace, the counts, then the LUT (global, gray) */
     const size_t b = (size_t) equalize_bins (cfg);

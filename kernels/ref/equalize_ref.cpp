@@ -60,10 +60,10 @@ build_lut (const EqPlan &p, const uint32_t *h, uint16_t *lut)
 {
   const int nb = p.bins;
   std::vector<int> l ((size_t) nb);
-  if (p.clahe) {     /* depth 8 only */
-    uint32_t hc[kEqBins];
+  if (p.clahe) {
+    std::vector<uint32_t> hc ((size_t) nb);
     uint32_t excess = 0;
-    for (int b = 0; b < kEqBins; b++) {
+    for (int b = 0; b < nb; b++) {
       hc[b] = h[b];
       if (p.clip > 0 && hc[b] > (uint32_t) p.clip) {
         excess += hc[b] - (uint32_t) p.clip;
@@ -71,9 +71,11 @@ build_lut (const EqPlan &p, const uint32_t *h, uint16_t *lut)
       }
     }
     uint32_t cum = 0;
-    for (int b = 0; b < kEqBins; b++) {
-      cum += p.clip > 0 ? detail::eq_clahe_redist (b, hc[b], excess) : hc[b];
-      l[b] = detail::eq_sat_u8 (detail::eq_mul (detail::eq_u2f (cum), p.lut_scale));
+    for (int b = 0; b < nb; b++) {
+      cum += p.clip > 0 ? detail::eq_clahe_redist (b, hc[b], excess,
+          (uint32_t) nb) : hc[b];
+      l[b] = detail::eq_sat (detail::eq_mul (detail::eq_u2f (cum), p.lut_scale),
+          p.maxv);
     }
   } else {
     uint32_t total = 0;
@@ -140,24 +142,24 @@ apply (const EqFrame &f, const EqPlan &p, const std::vector<uint16_t> &luts)
       float xa = 0.f, xa1 = 1.f;
       if (p.clahe)
         detail::eq_axis (x, p.inv_tw, p.tiles_x, &tx1, &tx2, &xa, &xa1);
-      uint8_t out[3];
+      int out[3];
       for (int c = 0; c < nch; c++) {
         const int v = sample (p, px, c);
         if (p.clahe) {
           auto L = [&] (int ty, int tx) {
-            return (int) luts[((size_t) (ty * p.tiles_x + tx) * nch + c) * kEqBins + v];
+            return (int) luts[((size_t) (ty * p.tiles_x + tx) * nch + c) * p.bins + v];
           };
-          out[c] = detail::eq_interp (L (ty1, tx1), L (ty1, tx2), L (ty2, tx1),
-              L (ty2, tx2), xa, xa1, ya, ya1);
+          out[c] = detail::eq_interp_v (L (ty1, tx1), L (ty1, tx2), L (ty2, tx1),
+              L (ty2, tx2), xa, xa1, ya, ya1, p.maxv);
         } else {
-          out[c] = (uint8_t) luts[(size_t) c * p.bins + v];
+          out[c] = luts[(size_t) c * p.bins + v];
         }
       }
       if (p.bpp == 1) {
-        px[0] = out[0];
+        px[0] = (uint8_t) out[0];
       } else if (p.bpp == 2) {
         /* the value at its shift, the other bits zero */
-        const int w = luts[(size_t) sample (p, px, 0)] << p.shift;
+        const int w = out[0] << p.shift;
         px[0] = (uint8_t) w;
         px[1] = (uint8_t) (w >> 8);
       } else if (p.luma) {
@@ -166,7 +168,7 @@ apply (const EqFrame &f, const EqPlan &p, const std::vector<uint16_t> &luts)
           px[p.off[c]] = detail::eq_shift (px[p.off[c]], dy);
       } else {
         for (int c = 0; c < 3; c++)
-          px[p.off[c]] = out[c];
+          px[p.off[c]] = (uint8_t) out[c];
       }
       memcpy (dp, px, (size_t) p.bpp);
     }

@@ -19,11 +19,21 @@
  *    CLAHE: one block per band of rows, holding the tile rows of LUTs the
  *    band interpolates between.
  *
- * Depth > 8 (gray, global) is a separate plain path: cip::histogram (its
+ * Depth > 8 (gray) is a separate plain path. Global: cip::histogram (its
  * general path, 2^depth bins) into the workspace, eq16_lut_kernel (one block:
  * smoothing, total, first bin, block scans over the bins in chunks, the same
  * entry arithmetic), then eq16_apply_kernel (one 16-bit word per thread, the
- * LUT read through the read-only cache).
+ * LUT read through the read-only cache). CLAHE: a tile's 2^depth bins (up to
+ * 256 KiB of counts) do not fit shared memory, so clahe16_hist_kernel counts
+ * chunks of at most kClaheChunk bins: one block per (tile, band of tile rows,
+ * chunk) reads its band and counts the values that fall in its chunk into
+ * shared memory (runs of equal neighbours as one atomic, so flat and
+ * vertical-gradient frames do not serialise), then adds the non-zero bins to
+ * the tile's counts in the workspace with global atomics. The blocks of one
+ * band are adjacent in launch order, so the 2..4 reads of a band at 15/16
+ * bits mostly hit L2. eq16_lut_kernel then runs one block per tile (clip,
+ * redistribution, scan; it zeroes the counts for the next call), and
+ * eq16_apply_kernel<true> interpolates the four tile LUTs per pixel.
  */
 #include <algorithm>
 #include <cstring>
@@ -686,6 +696,13 @@ struct Eq16Params {
   int smooth, state_valid;
   uint32_t alpha;
   int strength;
+  /* CLAHE: one LUT per tile (block x of eq16_lut_kernel; every array above
+   * holds bins entries per tile); the counts are zeroed once read */
+  int clahe;
+  int clip;
+  float lut_scale;
+  int tiles_x, tiles_y, tile_w, tile_h;
+  float inv_tw, inv_th;
 };
 
 __global__ void __launch_bounds__ (kEq16Threads)
@@ -699,19 +716,30 @@ eq16_lut_kernel (const __grid_constant__ Eq16Params p)
   } tmp;
   __shared__ uint32_t s_total, s_i0, s_hi0, s_carry;
   const int tid = threadIdx.x;
+  const size_t base = (size_t) blockIdx.x * p.bins;     /* the tile's tables */
+  const uint32_t *hist_in = p.hist_in + base;
+  uint32_t *counts = p.counts + base;
+  uint64_t *state = p.state ? p.state + base : nullptr;
+  uint16_t *lut = p.lut + base;
+  uint8_t *lut_out = p.lut_out ? p.lut_out + 2 * base : nullptr;
+  const uint32_t clip = p.clahe && p.clip > 0 ? (uint32_t) p.clip : 0u;
 
-  /* smoothing (the state update), total and first non-empty bin */
+  /* smoothing (the state update); global: total and first non-empty bin;
+   * CLAHE: the clipped excess (in `total`) */
   uint32_t total = 0, i0 = 0xFFFFFFFFu;
   for (int b = tid; b < p.bins; b += kEq16Threads) {
-    uint32_t h = p.hist_in[b];
+    uint32_t h = hist_in[b];
     if (p.smooth) {
-      const uint64_t st = p.state_valid ? detail::eq_ema (p.state[b], h, p.alpha) :
+      const uint64_t st = p.state_valid ? detail::eq_ema (state[b], h, p.alpha) :
           (uint64_t) h << detail::kEqStateFrac;
-      p.state[b] = st;
+      state[b] = st;
       h = detail::eq_state_count (st);
     }
-    p.counts[b] = h;
-    total += h;
+    counts[b] = h;
+    if (p.clahe)
+      total += clip > 0 && h > clip ? h - clip : 0u;
+    else
+      total += h;
     if (h != 0 && (uint32_t) b < i0)
       i0 = (uint32_t) b;
   }
@@ -721,32 +749,44 @@ eq16_lut_kernel (const __grid_constant__ Eq16Params p)
   if (tid == 0) {
     s_total = total;
     s_i0 = i0;
-    s_hi0 = i0 < (uint32_t) p.bins ? p.counts[i0] : 0;
+    s_hi0 = i0 < (uint32_t) p.bins ? counts[i0] : 0;
     s_carry = 0;
   }
   __syncthreads ();
   total = s_total;
   i0 = s_i0;
   const uint32_t hi0 = s_hi0;
-  const bool identity = total == 0 || hi0 == total;
-  const float scale = identity ? 0.f : detail::eq_u2f ((uint32_t) p.maxv) /
-      detail::eq_u2f (total - hi0);
+  const bool identity = !p.clahe && (total == 0 || hi0 == total);
+  const float scale = p.clahe || identity ? 0.f :
+      detail::eq_u2f ((uint32_t) p.maxv) / detail::eq_u2f (total - hi0);
 
   /* cumulative counts, a chunk of kEq16Threads bins at a time */
   for (int b0 = 0; b0 < p.bins; b0 += kEq16Threads) {
     const int b = b0 + tid;
-    const uint32_t h = b < p.bins ? p.counts[b] : 0;
+    uint32_t h = 0;
+    if (b < p.bins) {
+      h = counts[b];
+      if (p.clahe) {
+        counts[b] = 0;          /* ready for the next call's atomics */
+        if (clip > 0)
+          h = detail::eq_clahe_redist (b, min (h, clip), total, (uint32_t) p.bins);
+      }
+    }
     uint32_t cum, chunk;
     Scan (tmp.scan).InclusiveSum (h, cum, chunk);
     cum += s_carry;
     if (b < p.bins) {
-      const int l = identity ? b : detail::eq_global_entry (b, cum, (int) i0,
-          hi0, scale, p.maxv);
+      int l;
+      if (p.clahe)
+        l = detail::eq_sat (detail::eq_mul (detail::eq_u2f (cum), p.lut_scale), p.maxv);
+      else
+        l = identity ? b : detail::eq_global_entry (b, cum, (int) i0, hi0, scale,
+            p.maxv);
       const uint16_t out = (uint16_t) detail::eq_blend (b, l, p.strength);
-      p.lut[b] = out;
-      if (p.lut_out) {
-        p.lut_out[2 * b] = (uint8_t) out;
-        p.lut_out[2 * b + 1] = (uint8_t) (out >> 8);
+      lut[b] = out;
+      if (lut_out) {
+        lut_out[2 * b] = (uint8_t) out;
+        lut_out[2 * b + 1] = (uint8_t) (out >> 8);
       }
     }
     __syncthreads ();           /* every thread has read s_carry */
@@ -756,9 +796,11 @@ eq16_lut_kernel (const __grid_constant__ Eq16Params p)
   }
 }
 
+template <bool CLAHE>
 __global__ void
 eq16_apply_kernel (const __grid_constant__ Eq16Params p)
 {
+  const unsigned short *lut = reinterpret_cast<const unsigned short *> (p.lut);
   const size_t n = (size_t) p.width * (size_t) p.height;
   for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (size_t) gridDim.x * blockDim.x) {
@@ -766,9 +808,94 @@ eq16_apply_kernel (const __grid_constant__ Eq16Params p)
     const uint32_t w = __ldg (reinterpret_cast<const unsigned short *> (p.src +
             y * p.spitch) + x);
     const uint32_t v = (w >> p.shift) & (uint32_t) p.maxv;
-    const uint32_t o = (uint32_t) __ldg (reinterpret_cast<const unsigned short *>
-        (p.lut) + v) << p.shift;
-    reinterpret_cast<uint16_t *> (p.dst + y * p.dpitch)[x] = (uint16_t) o;
+    uint32_t o;
+    if constexpr (CLAHE) {
+      int tx1, tx2, ty1, ty2;
+      float xa, xa1, ya, ya1;
+      detail::eq_axis ((int) x, p.inv_tw, p.tiles_x, &tx1, &tx2, &xa, &xa1);
+      detail::eq_axis ((int) y, p.inv_th, p.tiles_y, &ty1, &ty2, &ya, &ya1);
+      auto at = [&] (int ty, int tx) {
+        return (int) __ldg (lut + (size_t) (ty * p.tiles_x + tx) * p.bins + v);
+      };
+      o = (uint32_t) detail::eq_interp_v (at (ty1, tx1), at (ty1, tx2),
+          at (ty2, tx1), at (ty2, tx2), xa, xa1, ya, ya1, p.maxv);
+    } else {
+      o = (uint32_t) __ldg (lut + v);
+    }
+    reinterpret_cast<uint16_t *> (p.dst + y * p.dpitch)[x] = (uint16_t) (o << p.shift);
+  }
+}
+
+/* ---- depth > 8, CLAHE: tile histograms in chunks of bins ------------------ */
+
+constexpr int kClaheChunk = 16384;       /* bins per block: 64 KiB of counts */
+constexpr int kClaheThreads = 512;
+constexpr int kClaheRun = 8;             /* neighbouring pixels per thread */
+
+struct Clahe16Hist {
+  const uint8_t *src;
+  size_t spitch;
+  int width, height, shift, maxv, bins;
+  int tiles_x, tile_w, tile_h;
+  int slices, chunks, chunk;
+  uint32_t *counts;                      /* [tile][bins], zero on entry */
+};
+
+__device__ __forceinline__ void
+clahe16_add (uint32_t *hs, uint32_t v, uint32_t n, uint32_t c0, int chunk)
+{
+  if (n != 0 && v - c0 < (uint32_t) chunk)
+    atomicAdd (hs + (v - c0), n);
+}
+
+__global__ void __launch_bounds__ (kClaheThreads)
+clahe16_hist_kernel (const __grid_constant__ Clahe16Hist p)
+{
+  extern __shared__ uint32_t hs[];
+  const int chunk = (int) (blockIdx.x % (unsigned) p.chunks);
+  const int band = (int) (blockIdx.x / (unsigned) p.chunks);
+  const int slice = band % p.slices, tile = band / p.slices;
+  const int tx = tile % p.tiles_x, ty = tile / p.tiles_x;
+  const uint32_t c0 = (uint32_t) chunk * (uint32_t) p.chunk;
+  for (int i = threadIdx.x; i < p.chunk; i += kClaheThreads)
+    hs[i] = 0;
+  __syncthreads ();
+
+  /* this block's rows of the (padded) tile, kClaheRun columns per item */
+  const int r0 = (int) ((int64_t) p.tile_h * slice / p.slices);
+  const int r1 = (int) ((int64_t) p.tile_h * (slice + 1) / p.slices);
+  const int groups = (p.tile_w + kClaheRun - 1) / kClaheRun;
+  const int xe = (tx + 1) * p.tile_w;
+  const int64_t items = (int64_t) (r1 - r0) * groups;
+  for (int64_t it = threadIdx.x; it < items; it += kClaheThreads) {
+    const int r = r0 + (int) (it / groups);
+    const int g = (int) (it - (int64_t) (r - r0) * groups);
+    const int sy = detail::eq_reflect101 (ty * p.tile_h + r, p.height);
+    const unsigned short *row = reinterpret_cast<const unsigned short *> (p.src +
+        (size_t) sy * p.spitch);
+    const int xa = tx * p.tile_w + g * kClaheRun;
+    const int xb = min (xa + kClaheRun, xe);
+    uint32_t run_v = 0, run_n = 0;
+    for (int x = xa; x < xb; x++) {
+      const int sx = detail::eq_reflect101 (x, p.width);
+      const uint32_t v = ((uint32_t) __ldg (row + sx) >> p.shift) & (uint32_t) p.maxv;
+      if (run_n != 0 && v == run_v) {
+        run_n++;
+        continue;
+      }
+      clahe16_add (hs, run_v, run_n, c0, p.chunk);
+      run_v = v;
+      run_n = 1;
+    }
+    clahe16_add (hs, run_v, run_n, c0, p.chunk);
+  }
+  __syncthreads ();
+
+  uint32_t *acc = p.counts + (size_t) tile * p.bins + c0;
+  for (int i = threadIdx.x; i < p.chunk; i += kClaheThreads) {
+    const uint32_t n = hs[i];
+    if (n != 0)
+      atomicAdd (acc + i, n);
   }
 }
 
@@ -787,6 +914,112 @@ eq16_layout (int bins)
   return l;
 }
 
+/* clahe16_hist_kernel's shared memory above the default 48 KiB, once per
+ * device. */
+Status
+clahe16_smem_ready ()
+{
+  static bool ready[kMaxDevices];
+  int dev = 0;
+  CIP_CUDA_TRY (cudaGetDevice (&dev));
+  if (dev < 0 || dev >= kMaxDevices)
+    return Status::unsupported;
+  std::lock_guard<std::mutex> lock (g_mu);
+  if (!ready[dev]) {
+    CIP_CUDA_TRY (cudaFuncSetAttribute (clahe16_hist_kernel,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, kClaheChunk * 4));
+    ready[dev] = true;
+  }
+  return Status::ok;
+}
+
+/* CLAHE at depth > 8 after the checks: three launches (tile histograms,
+ * LUTs, apply). Workspace: the tiles' counts (zero between calls), then
+ * their LUTs. */
+Status
+clahe16 (const EqFrame &f, const EqPlan &p, EqState *state, uint8_t *d_lut_out,
+    void *d_ws, cudaStream_t stream)
+{
+  DevInfo di;
+  Status st = device_info (&di);
+  if (st == Status::ok)
+    st = clahe16_smem_ready ();
+  if (st != Status::ok)
+    return st;
+  uint8_t *ws = static_cast<uint8_t *> (d_ws);
+  const size_t entries = (size_t) p.ntiles * p.bins;
+  uint32_t *counts = reinterpret_cast<uint32_t *> (ws);
+
+  Clahe16Hist h;
+  h.src = f.src;
+  h.spitch = f.src_pitch;
+  h.width = f.width;
+  h.height = f.height;
+  h.shift = p.shift;
+  h.maxv = p.maxv;
+  h.bins = p.bins;
+  h.tiles_x = p.tiles_x;
+  h.tile_w = p.tile_w;
+  h.tile_h = p.tile_h;
+  h.chunk = std::min (p.bins, kClaheChunk);
+  h.chunks = p.bins / h.chunk;
+  h.counts = counts;
+  /* bands per tile: about 4 blocks per SM in all, each at least ~8K pixels,
+   * at most one per tile row */
+  const uint64_t tile_px = (uint64_t) p.tile_w * p.tile_h;
+  const uint64_t per_tile = (uint64_t) p.ntiles * h.chunks;
+  uint64_t slices = ((uint64_t) di.sms * 4 + per_tile - 1) / per_tile;
+  slices = std::min<uint64_t> (slices, std::max<uint64_t> (1, tile_px / 8192));
+  slices = std::max<uint64_t> (1, std::min<uint64_t> (slices, (uint64_t) p.tile_h));
+  h.slices = (int) slices;
+  const uint64_t grid = (uint64_t) p.ntiles * h.slices * h.chunks;
+  if (grid > 0x7FFFFFFFull)
+    return Status::unsupported;
+  clahe16_hist_kernel<<<(unsigned) grid, kClaheThreads, (size_t) h.chunk * 4,
+      stream>>> (h);
+  CIP_LAUNCH_CHECK (stream, "equalize CLAHE tile histograms (depth > 8)");
+
+  Eq16Params q;
+  memset (&q, 0, sizeof (q));
+  q.src = f.src;
+  q.dst = f.dst;
+  q.spitch = f.src_pitch;
+  q.dpitch = f.dst_pitch;
+  q.width = f.width;
+  q.height = f.height;
+  q.shift = p.shift;
+  q.maxv = p.maxv;
+  q.bins = p.bins;
+  q.hist_in = counts;
+  q.counts = counts;
+  q.lut = reinterpret_cast<uint16_t *> (ws + entries * 4);
+  q.lut_out = d_lut_out;
+  q.state = p.smooth ? static_cast<uint64_t *> (state->data) : nullptr;
+  q.smooth = p.smooth ? 1 : 0;
+  q.state_valid = p.state_valid ? 1 : 0;
+  q.alpha = p.alpha;
+  q.strength = p.strength;
+  q.clahe = 1;
+  q.clip = p.clip;
+  q.lut_scale = p.lut_scale;
+  q.tiles_x = p.tiles_x;
+  q.tiles_y = p.tiles_y;
+  q.tile_w = p.tile_w;
+  q.tile_h = p.tile_h;
+  q.inv_tw = p.inv_tw;
+  q.inv_th = p.inv_th;
+  eq16_lut_kernel<<<(unsigned) p.ntiles, kEq16Threads, 0, stream>>> (q);
+  CIP_LAUNCH_CHECK (stream, "equalize CLAHE LUTs (depth > 8)");
+  const size_t n = (size_t) f.width * (size_t) f.height;
+  const unsigned blocks = (unsigned) std::min<size_t> ((n + 255) / 256,
+      (size_t) di.sms * 16);
+  eq16_apply_kernel<true><<<blocks, 256, 0, stream>>> (q);
+  CIP_LAUNCH_CHECK (stream, "equalize CLAHE apply (depth > 8)");
+  if (state && state->data)
+    state->valid = true;
+  return Status::ok;
+}
+
 /* The depth > 8 path after the checks: `given` (device counts) or, when
  * null, the frame's histogram over the plan's region. */
 Status
@@ -796,6 +1029,7 @@ equalize16 (const EqFrame &f, const EqPlan &p, const uint32_t *given,
   uint8_t *ws = static_cast<uint8_t *> (d_ws);
   const Eq16Layout L = eq16_layout (p.bins);
   Eq16Params q;
+  memset (&q, 0, sizeof (q));
   q.src = f.src;
   q.dst = f.dst;
   q.spitch = f.src_pitch;
@@ -835,7 +1069,7 @@ equalize16 (const EqFrame &f, const EqPlan &p, const uint32_t *given,
   CIP_LAUNCH_CHECK (stream, "equalize LUT (depth > 8)");
   const size_t n = (size_t) f.width * (size_t) f.height;
   const unsigned blocks = (unsigned) std::min<size_t> ((n + 255) / 256, 4096);
-  eq16_apply_kernel<<<blocks, 256, 0, stream>>> (q);
+  eq16_apply_kernel<false><<<blocks, 256, 0, stream>>> (q);
   CIP_LAUNCH_CHECK (stream, "equalize apply (depth > 8)");
   if (state && state->data)
     state->valid = true;
@@ -873,6 +1107,8 @@ equalize (const EqFrame &f, const EqConfig &cfg, EqState *state,
     return st;
   if (f.width == 0 || f.height == 0)
     return Status::ok;
+  if (p.depth > 8 && p.clahe)
+    return clahe16 (f, p, state, d_lut_out, d_ws, stream);
   if (p.depth > 8)
     return equalize16 (f, p, nullptr, state, d_lut_out, d_ws, stream);
   DevInfo di;

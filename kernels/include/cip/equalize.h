@@ -3,15 +3,23 @@
  * an upstream histogram. One call does histogram -> (smoothing) -> LUT ->
  * apply; the LUTs it applied can be written to a caller buffer.
  *
- * High bit depth (EqConfig::depth 9..16, gray layout, global mode): the
+ * High bit depth (EqConfig::depth 9..16, gray layout, global or CLAHE): the
  * frame's samples are 16-bit little-endian words holding a depth-bit value at
  * bit EqConfig::shift (P010: depth 10, shift 6; I420_10LE: 10, 0; 16-bit
  * formats: 16, 0; the other bits are ignored on input and written as zero).
  * Everything below holds with B = 2^depth bins and values 0..M, M = B - 1, in
- * place of 256 and 255: scale = (float) M / (float) (total - h[i0]), entries
- * saturate to 0..M, and the LUTs hold B uint16 entries (little-endian) per
- * table. CLAHE with depth > 8 is unsupported. On the GPU such a call is four
- * launches (cip::histogram's general path, the LUT, the apply).
+ * place of 256 and 255, and the LUTs hold B uint16 entries (little-endian)
+ * per table:
+ * - global: scale = (float) M / (float) (total - h[i0]), entries saturate to
+ *   0..M (equalizeHist's formula with B bins);
+ * - CLAHE: OpenCV's CV_16U CLAHE (histSize = 65536) with histSize = B:
+ *   clip = max ((int) (clip_limit * area / B), 1), the excess spread as E / B
+ *   to every bin and E % B as +1 to bins 0, s, 2s, ... (s = max (B / r, 1)),
+ *   lut[v] = saturate ((float) cum[v] * ((float) M / (float) area)) and the
+ *   interpolated output saturated to 0..M (saturate_cast<ushort> at 16 bits).
+ *   At depth 8 these are exactly the 8-bit formulas below.
+ * On the GPU a global call is four launches (cip::histogram's general path,
+ * the LUT, the apply), a CLAHE call three (tile histograms, LUTs, apply).
  *
  * Layouts (EqLayout):
  * - gray: one 8-bit plane (GRAY8, or the Y plane of any YUV frame; the caller
@@ -80,10 +88,14 @@
  * per tile (row-major, 1 tile in global mode) per channel (1, or R, G, B in
  * per_channel mode) 256 bytes: lut_out[((tile * nch) + ch) * 256 + v].
  *
- * GPU: equalize() is two launches (histograms + LUTs in one, the last block
- * of each tile building its LUT; then the apply), no host round trip.
- * equalize_from_histogram() skips the histogram pass (one small launch
- * builds the LUTs, then the apply).
+ * GPU: equalize() is two launches at depth 8 (histograms + LUTs in one, the
+ * last block of each tile building its LUT; then the apply), no host round
+ * trip. equalize_from_histogram() skips the histogram pass (one small launch
+ * builds the LUTs, then the apply). CLAHE above depth 8: tile histograms of
+ * up to 65536 bins do not fit shared memory, so they are counted in chunks
+ * of at most 16384 bins (one block per tile, band of rows and chunk, in
+ * shared memory) and added to per-tile counts in the workspace; one block
+ * per tile then builds the LUT (and zeroes the counts); then the apply.
  */
 #pragma once
 
@@ -111,7 +123,7 @@ struct EqConfig {
    * = 0 means the whole frame. Must lie inside the frame. */
   int roi_x = 0, roi_y = 0, roi_width = 0, roi_height = 0;
   /* Gray frames: significant bits of a sample (8: bytes; 9..16: 16-bit words
-   * holding the value at bit `shift`, global mode only). */
+   * holding the value at bit `shift`). */
   int depth = 8;
   int shift = 0;
 };
