@@ -10,10 +10,8 @@
  * of R, G and B on its own (`rgb-mode=per-channel`); GRAY8 is one plane.
  * 10- and 16-bit formats (P010_10LE, I420_10LE, P016_LE, Y444_16LE,
  * GRAY16_LE) are equalized in their own values with tables of 2^depth
- * entries (equalizeHist with 1024 or 65536 bins; P010's low six bits are
- * ignored and written as zero), in global mode: `mode=clahe` needs an 8-bit
- * format (other caps are refused; set while PLAYING on such caps, global
- * mode is used until upstream renegotiates).
+ * entries (equalizeHist, and OpenCV's 16-bit CLAHE, with 1024 or 65536
+ * bins; P010's low six bits are ignored and written as zero), in both modes.
  *
  * `mode=global` gives exactly OpenCV's cv::equalizeHist on an 8-bit plane
  * (a constant frame stays as it is). `mode=clahe` is contrast-limited
@@ -43,8 +41,9 @@
  * tables that were applied (library gstreamer-cudaimgproc-1.0, header
  * gst/cudaimgproc/gstequalizationmeta.h) unless `lut-meta=false`.
  *
- * The element works in place. On the GPU one call is two kernel launches
- * (histograms and tables, then the apply), with no host round trip.
+ * The element works in place. On the GPU one call is two kernel launches on
+ * 8-bit formats (histograms and tables, then the apply), three or four above
+ * (CLAHE: tile histograms, tables, apply), with no host round trip.
  *
  * ## Example launch lines
  * ```
@@ -159,8 +158,6 @@ static void gst_cuda_hist_equalize_get_property (GObject * object,
 static GstFlowReturn gst_cuda_hist_equalize_process (GstCudaImgprocFilter *
     filter, GstBuffer * inbuf, const GstCudaImgprocFrame * in,
     GstCudaImgprocFrame * out, const GstCudaImgprocRun * run);
-static gboolean gst_cuda_hist_equalize_format_supported (GstCudaImgprocFilter *
-    filter, GstVideoFormat format, const gchar ** why);
 
 static void
 gst_cuda_hist_equalize_class_init (GstCudaHistEqualizeClass * klass)
@@ -214,7 +211,8 @@ gst_cuda_hist_equalize_class_init (GstCudaHistEqualizeClass * klass)
    * GstCudaHistEqualize:clip-limit:
    *
    * CLAHE: contrast limit, as cv::createCLAHE's clipLimit (a bin holds at
-   * most clip-limit × tile pixels / 256); 0 disables clipping.
+   * most clip-limit × tile pixels / bins, bins = 256 for 8-bit formats, 2^depth
+   * above, at least 1); 0 disables clipping.
    */
   g_object_class_install_property (gobject_class, PROP_CLIP_LIMIT,
       g_param_spec_double ("clip-limit", "Clip limit",
@@ -261,8 +259,6 @@ gst_cuda_hist_equalize_class_init (GstCudaHistEqualizeClass * klass)
   filter_class->in_place = TRUE;
   filter_class->writes_frame = TRUE;
   filter_class->process = GST_DEBUG_FUNCPTR (gst_cuda_hist_equalize_process);
-  filter_class->format_supported =
-      GST_DEBUG_FUNCPTR (gst_cuda_hist_equalize_format_supported);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_HIST_EQUALIZE_MODE,
       (GstPluginAPIFlags) 0);
@@ -289,12 +285,10 @@ gst_cuda_hist_equalize_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaHistEqualize *self = GST_CUDA_HIST_EQUALIZE (object);
-  gboolean renegotiate = FALSE;
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_MODE:
-      renegotiate = (int) self->mode != g_value_get_enum (value);
       self->mode = (cip::EqMode) g_value_get_enum (value);
       break;
     case PROP_RGB_MODE:
@@ -324,9 +318,6 @@ gst_cuda_hist_equalize_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
-  /* mode=clahe narrows the formats to 8-bit ones */
-  if (renegotiate)
-    gst_cuda_imgproc_filter_renegotiate (GST_CUDA_IMGPROC_FILTER (self));
 }
 
 static void
@@ -367,22 +358,6 @@ gst_cuda_hist_equalize_get_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
-}
-
-static gboolean
-gst_cuda_hist_equalize_format_supported (GstCudaImgprocFilter * filter,
-    GstVideoFormat format, const gchar ** why)
-{
-  GstCudaHistEqualize *self = GST_CUDA_HIST_EQUALIZE (filter);
-  cip::EqMode mode;
-
-  GST_OBJECT_LOCK (self);
-  mode = self->mode;
-  GST_OBJECT_UNLOCK (self);
-  if (why)
-    *why = "mode=clahe needs an 8-bit format";
-  return mode != cip::EqMode::clahe ||
-      gst_cuda_imgproc_format_depth (format) == 8;
 }
 
 /* The pixel layout of `info` for the kernels. */
@@ -466,11 +441,6 @@ gst_cuda_hist_equalize_process (GstCudaImgprocFilter * filter,
       in->component (0) : in->rgb_pixels (&bgr);
   cfg.depth = src.depth;
   cfg.shift = src.shift;
-  if (cfg.depth > 8 && cfg.mode == cip::EqMode::clahe) {
-    GST_WARNING_OBJECT (self, "mode=clahe on %s: global mode until upstream "
-        "renegotiates", GST_VIDEO_INFO_NAME (info));
-    cfg.mode = cip::EqMode::global;
-  }
   /* the histogram region; an empty one (outside the frame) changes nothing */
   const GstCudaImgprocRect r = gst_cuda_imgproc_clip_roi (info, roi);
   if (cfg.mode == cip::EqMode::global) {

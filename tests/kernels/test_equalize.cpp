@@ -97,60 +97,73 @@ border101 (int p, int len)
   return p;
 }
 
-/* cv::createCLAHE(clip, Size(tilesX, tilesY))->apply on a W x H plane:
- * copyMakeBorder, CLAHE_CalcLut_Body, CLAHE_Interpolation_Body. */
-std::vector<uint8_t>
-opencv_clahe (const uint8_t *src, size_t pitch, int W, int H, double clipLimit,
-    int tilesX, int tilesY)
+/* cv::createCLAHE(clip, Size(tilesX, tilesY))->apply on a W x H plane of
+ * values 0..histSize-1 (src[y * W + x]): copyMakeBorder, CLAHE_CalcLut_Body,
+ * CLAHE_Interpolation_Body with OpenCV's histSize (256 for CV_8U, 65536 for
+ * CV_16U) as a parameter. strength (0..256, ours) is blended into each tile
+ * LUT before interpolation; *luts gets the tile LUTs when given. */
+std::vector<int>
+opencv_clahe_n (const std::vector<int> &src, int W, int H, double clipLimit,
+    int tilesX, int tilesY, int histSize, int strength = 256,
+    std::vector<int> *luts = nullptr)
 {
+  const int maxv = histSize - 1;
+  auto sat = [maxv] (float v) {
+    long r = std::lrint (v);   /* cvRound, then saturate_cast */
+    return (int) (r < 0 ? 0 : r > maxv ? maxv : r);
+  };
   int EW = W, EH = H;
   if (W % tilesX != 0 || H % tilesY != 0) {
     EW = W + tilesX - (W % tilesX);
     EH = H + tilesY - (H % tilesY);
   }
-  std::vector<uint8_t> ext ((size_t) EW * EH);
+  std::vector<int> ext ((size_t) EW * EH);
   for (int y = 0; y < EH; y++)
     for (int x = 0; x < EW; x++)
-      ext[(size_t) y * EW + x] = src[(size_t) border101 (y, H) * pitch + border101 (x, W)];
+      ext[(size_t) y * EW + x] = src[(size_t) border101 (y, H) * W + border101 (x, W)];
   const int tw = EW / tilesX, th = EH / tilesY;
   const int tileSizeTotal = tw * th;
-  const float lutScale = static_cast<float> (256 - 1) / tileSizeTotal;
+  const float lutScale = static_cast<float> (histSize - 1) / tileSizeTotal;
   int clip = 0;
   if (clipLimit > 0.0) {
-    clip = static_cast<int> (clipLimit * tileSizeTotal / 256);
+    clip = static_cast<int> (clipLimit * tileSizeTotal / histSize);
     clip = std::max (clip, 1);
   }
-  std::vector<uint8_t> lut ((size_t) tilesX * tilesY * 256);
+  std::vector<int> lut ((size_t) tilesX * tilesY * histSize);
+  std::vector<int> hist ((size_t) histSize);
   for (int k = 0; k < tilesX * tilesY; k++) {
     const int ty = k / tilesX, tx = k % tilesX;
-    int hist[256] = { 0 };
+    std::fill (hist.begin (), hist.end (), 0);
     for (int y = 0; y < th; y++)
       for (int x = 0; x < tw; x++)
         hist[ext[(size_t) (ty * th + y) * EW + tx * tw + x]]++;
     if (clip > 0) {
       int clipped = 0;
-      for (int i = 0; i < 256; ++i)
+      for (int i = 0; i < histSize; ++i)
         if (hist[i] > clip) {
           clipped += hist[i] - clip;
           hist[i] = clip;
         }
-      int redistBatch = clipped / 256;
-      int residual = clipped - redistBatch * 256;
-      for (int i = 0; i < 256; ++i)
+      int redistBatch = clipped / histSize;
+      int residual = clipped - redistBatch * histSize;
+      for (int i = 0; i < histSize; ++i)
         hist[i] += redistBatch;
       if (residual != 0) {
-        int residualStep = std::max (256 / residual, 1);
-        for (int i = 0; i < 256 && residual > 0; i += residualStep, residual--)
+        int residualStep = std::max (histSize / residual, 1);
+        for (int i = 0; i < histSize && residual > 0; i += residualStep, residual--)
           hist[i]++;
       }
     }
     int sum = 0;
-    for (int i = 0; i < 256; ++i) {
+    for (int i = 0; i < histSize; ++i) {
       sum += hist[i];
       volatile float prod = sum * lutScale;
-      lut[(size_t) k * 256 + i] = (uint8_t) sat_round (prod);
+      const int l = sat (prod);
+      lut[(size_t) k * histSize + i] = (i * (256 - strength) + l * strength + 128) >> 8;
     }
   }
+  if (luts)
+    *luts = lut;
   std::vector<int> ind1 (W), ind2 (W);
   std::vector<float> xa_p (W), xa1_p (W);
   const float inv_tw = 1.0f / tw;
@@ -163,10 +176,10 @@ opencv_clahe (const uint8_t *src, size_t pitch, int W, int H, double clipLimit,
     xa1_p[x] = 1.0f - xa_p[x];
     tx1 = std::max (tx1, 0);
     tx2 = std::min (tx2, tilesX - 1);
-    ind1[x] = tx1 * 256;
-    ind2[x] = tx2 * 256;
+    ind1[x] = tx1 * histSize;
+    ind2[x] = tx2 * histSize;
   }
-  std::vector<uint8_t> dst ((size_t) W * H);
+  std::vector<int> dst ((size_t) W * H);
   const float inv_th = 1.0f / th;
   for (int y = 0; y < H; ++y) {
     volatile float t = y * inv_th;
@@ -176,10 +189,10 @@ opencv_clahe (const uint8_t *src, size_t pitch, int W, int H, double clipLimit,
     float ya = tyf - ty1, ya1 = 1.0f - ya;
     ty1 = std::max (ty1, 0);
     ty2 = std::min (ty2, tilesY - 1);
-    const uint8_t *lp1 = lut.data () + (size_t) ty1 * tilesX * 256;
-    const uint8_t *lp2 = lut.data () + (size_t) ty2 * tilesX * 256;
+    const int *lp1 = lut.data () + (size_t) ty1 * tilesX * histSize;
+    const int *lp2 = lut.data () + (size_t) ty2 * tilesX * histSize;
     for (int x = 0; x < W; ++x) {
-      int v = src[(size_t) y * pitch + x];
+      int v = src[(size_t) y * W + x];
       volatile float a = lp1[ind1[x] + v] * xa1_p[x];
       volatile float b = lp1[ind2[x] + v] * xa_p[x];
       volatile float r1 = a + b;
@@ -189,10 +202,23 @@ opencv_clahe (const uint8_t *src, size_t pitch, int W, int H, double clipLimit,
       volatile float u1 = r1 * ya1;
       volatile float u2 = r2 * ya;
       float res = u1 + u2;
-      dst[(size_t) y * W + x] = (uint8_t) sat_round (res);
+      dst[(size_t) y * W + x] = sat (res);
     }
   }
   return dst;
+}
+
+/* The 8-bit form on a byte plane of pitch `pitch`. */
+std::vector<uint8_t>
+opencv_clahe (const uint8_t *src, size_t pitch, int W, int H, double clipLimit,
+    int tilesX, int tilesY)
+{
+  std::vector<int> v ((size_t) W * H);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      v[(size_t) y * W + x] = src[(size_t) y * pitch + x];
+  const std::vector<int> d = opencv_clahe_n (v, W, H, clipLimit, tilesX, tilesY, 256);
+  return std::vector<uint8_t> (d.begin (), d.end ());
 }
 
 /* ---- frames ------------------------------------------------------------------ */
@@ -825,15 +851,16 @@ hist16 (const HostImage &img, int x0, int y0, int w, int h)
   return c;
 }
 
-/* dst = lut[value] << shift, the other bits zero; padding untouched. */
+/* dst = want (x, y) << shift, the other bits zero; padding untouched. */
+template <typename F>
 bool
-check16 (const HostImage &src, const HostImage &dst,
-    const std::vector<uint32_t> &lut, const std::string &what)
+check16_by (const HostImage &src, const HostImage &dst, F want_of,
+    const std::string &what)
 {
   for (int y = 0; y < src.height; y++) {
     const uint8_t *r = dst.bytes.data () + (size_t) y * dst.pitch;
     for (int x = 0; x < src.width; x++) {
-      const uint32_t want = lut[src.value (x, y)] << src.shift;
+      const uint32_t want = (uint32_t) want_of (x, y) << src.shift;
       const uint32_t got = (uint32_t) r[2 * x] | ((uint32_t) r[2 * x + 1] << 8);
       if (got != want) {
         fprintf (stderr, "%s: (x=%d, y=%d): got %u want %u\n", what.c_str (), x, y,
@@ -848,6 +875,42 @@ check16 (const HostImage &src, const HostImage &dst,
       }
   }
   return true;
+}
+
+/* dst = lut[value] << shift */
+bool
+check16 (const HostImage &src, const HostImage &dst,
+    const std::vector<uint32_t> &lut, const std::string &what)
+{
+  return check16_by (src, dst, [&] (int x, int y) { return lut[src.value (x, y)]; },
+      what);
+}
+
+/* The values of a 16-bit image, tight (y * width + x). */
+std::vector<int>
+values16 (const HostImage &img)
+{
+  std::vector<int> v ((size_t) img.width * img.height);
+  for (int y = 0; y < img.height; y++)
+    for (int x = 0; x < img.width; x++)
+      v[(size_t) y * img.width + x] = (int) img.value (x, y);
+  return v;
+}
+
+/* CLAHE grids and clip limits at high depth (clip 4000: little clipping at
+ * 16 bits, where 40 clips every bin to 1 on small tiles, as in OpenCV). */
+const TileCase tile_cases16[] = { {8, 8, 40.0}, {3, 5, 2.5}, {1, 1, 40.0},
+  {7, 3, 0.0}, {2, 16, 0.01}, {4, 4, 4000.0} };
+
+EqConfig
+clahe16_cfg (const Layout16 &l, const TileCase &tc)
+{
+  EqConfig c = cfg16 (l);
+  c.mode = EqMode::clahe;
+  c.tiles_x = tc.tx;
+  c.tiles_y = tc.ty;
+  c.clip_limit = tc.clip;
+  return c;
 }
 
 const Content contents16[] = { Content::random, Content::natural,
@@ -942,6 +1005,81 @@ GST_START_TEST (test_high_bit_depth)
   fail_unless (cip::equalize_bins (c16) == 65536);
   fail_unless (cip::equalize_lut_bytes (c16) == 65536 * 2);
   fail_unless (cip::equalize_bins (EqConfig ()) == 256);
+}
+GST_END_TEST;
+
+/* CLAHE on 10/12/16-bit gray frames (garbage in the unused bits, padded
+ * rows): the reference equals OpenCV's CLAHE restated with histSize =
+ * 2^depth (frames and tile LUTs), with strength; in place; smoothing starts
+ * at the per-frame result and converges to it on a static input. */
+GST_START_TEST (test_clahe_high_bit_depth)
+{
+  int n = 0;
+  for (const Layout16 &l : layouts16)
+    for (Content c : contents16)
+      for (auto sz : { std::pair<int, int> {1, 1}, {5, 3}, {67, 23}, {300, 200} })
+        for (size_t k = 0; k < G_N_ELEMENTS (tile_cases16); k++) {
+          const TileCase &tc = tile_cases16[k];
+          n++;
+          /* time: two grids at the large size, one at 16 bits (65536-entry
+           * tables per tile); no all-zero frames at 16 bits */
+          if ((sz.first == 300 && k > (l.depth == 16 ? 0u : 1u)) ||
+              (l.depth == 16 && c == Content::zeros))
+            continue;
+          HostImage src = testutil::make_image16 (sz.first, sz.second, c, l.depth,
+              l.shift, (uint32_t) n, 1, (size_t) (n % 3) * 6, true);
+          EqConfig cfg = clahe16_cfg (l, tc);
+          cfg.strength = n % 4 == 0 ? 0.5 : 1.0;
+          const int s = (int) std::lround (cfg.strength * 256);
+          std::vector<uint8_t> lut;
+          HostImage dst = ref_run (src, cfg, nullptr, &lut);
+          std::vector<int> want_luts;
+          const std::vector<int> want = opencv_clahe_n (values16 (src), src.width,
+              src.height, tc.clip, tc.tx, tc.ty, 1 << l.depth, s, &want_luts);
+          char what[200];
+          snprintf (what, sizeof (what), "clahe %s %dx%d %s tiles %dx%d clip %g strength %d",
+              l.name, src.width, src.height, testutil::content_name (c), tc.tx, tc.ty,
+              tc.clip, s);
+          fail_unless (check16_by (src, dst, [&] (int x, int y) {
+                return want[(size_t) y * src.width + x]; }, what), "%s", what);
+          fail_unless (lut.size () == want_luts.size () * 2, "%s: LUT size", what);
+          size_t bad = 0;
+          while (bad < want_luts.size () &&
+              lut[2 * bad] + 256 * lut[2 * bad + 1] == want_luts[bad])
+            bad++;
+          fail_unless (bad == want_luts.size (), "%s: LUT entry %zu", what, bad);
+          if (sz.first == 67 && k == 0) {
+            HostImage io = src;
+            EqFrame f = frame_of (io, io);
+            fail_unless (cip::ref::equalize (f, cfg, nullptr, nullptr) == Status::ok);
+            for (int y = 0; y < src.height; y++)
+              fail_unless (memcmp (io.bytes.data () + y * io.pitch, dst.bytes.data () +
+                      y * dst.pitch, (size_t) src.width * 2) == 0, "%s in place", what);
+          }
+        }
+  /* smoothing, per tile */
+  for (const Layout16 &l : { layouts16[0], layouts16[2] }) {
+    HostImage a = testutil::make_image16 (61, 37, Content::natural, l.depth, l.shift, 3);
+    HostImage b = testutil::make_image16 (61, 37, Content::random, l.depth, l.shift, 4);
+    const EqConfig plain = clahe16_cfg (l, tile_cases16[1]);
+    EqConfig sm = plain;
+    sm.smoothing = 0.75;
+    std::vector<uint64_t> mem (cip::equalize_state_bytes (sm) / 8, 0x5555u);
+    fail_unless (mem.size () == (size_t) 15 << l.depth);
+    EqState st;
+    st.data = mem.data ();
+    const HostImage want_b = ref_run (b, plain);
+    fail_unless (ref_run (a, sm, &st).bytes == ref_run (a, plain).bytes);
+    bool differed = false, converged = false;
+    for (int i = 0; i < 300 && !converged; i++) {
+      HostImage o = ref_run (b, sm, &st);
+      differed = differed || o.bytes != want_b.bytes;
+      converged = o.bytes == want_b.bytes;
+    }
+    fail_unless (differed && converged, "%s smoothing", l.name);
+  }
+  fail_unless (cip::equalize_lut_bytes (clahe16_cfg (layouts16[2], tile_cases16[0])) ==
+      (size_t) 64 * 65536 * 2);
 }
 GST_END_TEST;
 
@@ -1231,6 +1369,66 @@ GST_START_TEST (test_gpu_high_bit_depth)
 }
 GST_END_TEST;
 
+/* CLAHE at depth > 8 on the GPU: frames, tile LUTs and smoothing states
+ * identical to the reference; grids that do not divide the size, 1x1, odd
+ * sizes, padded pitches, every content, P010's shift, strength, in place,
+ * consecutive frames on one workspace (the tile counts restart at zero),
+ * video sizes. */
+GST_START_TEST (test_gpu_clahe_high_bit_depth)
+{
+  int n = 0;
+  for (const Layout16 &l : layouts16)
+    for (Content c : contents16)
+      for (auto sz : { std::pair<int, int> {1, 1}, {5, 3}, {67, 23}, {333, 257},
+               {1918, 1081} })
+        for (size_t k = 0; k < G_N_ELEMENTS (tile_cases16); k++) {
+          n++;
+          const bool large = sz.first > 1000;
+          if ((large && (k > 1 || (c != Content::random && c != Content::natural &&
+                          c != Content::gradient))) || (sz.first == 333 && k > 2))
+            continue;
+          HostImage a = testutil::make_image16 (sz.first, sz.second, c, l.depth,
+              l.shift, (uint32_t) n, 1, (size_t) (n % 3) * 6, true);
+          HostImage b = testutil::make_image16 (sz.first, sz.second, Content::random,
+              l.depth, l.shift, (uint32_t) n + 1, 1, (size_t) (n % 3) * 6, true);
+          EqConfig cfg = clahe16_cfg (l, tile_cases16[k]);
+          cfg.strength = n % 4 == 0 ? 0.5 : 1.0;
+          const std::string what = cfg_name ((std::string ("gpu clahe ") + l.name +
+                  " " + testutil::content_name (c)).c_str (), a, cfg) + " depth " +
+              std::to_string (l.depth);
+          fail_unless (gpu_sequence ({ &a, &b }, cfg, false, false, what), "%s",
+              what.c_str ());
+          if (k == 0)
+            fail_unless (gpu_sequence ({ &a }, cfg, false, true, what + " in place"),
+                "%s", what.c_str ());
+        }
+  /* smoothing over a sequence */
+  for (const Layout16 &l : layouts16) {
+    HostImage a = testutil::make_image16 (333, 257, Content::natural, l.depth, l.shift,
+        1, 1, 6, true);
+    HostImage b = testutil::make_image16 (333, 257, Content::random, l.depth, l.shift,
+        2, 1, 6, true);
+    HostImage k = testutil::make_image16 (333, 257, Content::constant, l.depth, l.shift,
+        3, 1, 6, true);
+    std::vector<const HostImage *> seq = { &a, &a, &b, &b, &k, &a, &b };
+    for (double s : { 0.0, 0.5, 0.9 }) {
+      EqConfig c = clahe16_cfg (l, tile_cases16[1]);
+      c.smoothing = s;
+      c.strength = s == 0.5 ? 0.3 : 1.0;
+      fail_unless (gpu_sequence (seq, c, true, false, cfg_name ("clahe16 smoothing", a,
+                  c) + " " + l.name));
+    }
+  }
+  CIP_SKIP_IF_SMALL ();       /* large frames */
+  for (const Layout16 &l : { layouts16[0], layouts16[2] }) {
+    HostImage v = testutil::make_image16 (3840, 2160, Content::natural, l.depth,
+        l.shift, 5, 1, 0, true);
+    fail_unless (gpu_one (v, clahe16_cfg (l, tile_cases16[0]), std::string ("clahe16 4K ")
+            + l.name));
+  }
+}
+GST_END_TEST;
+
 GST_START_TEST (test_gpu_invalid_arguments)
 {
   EqConfig c;
@@ -1269,6 +1467,7 @@ equalize_suite (void)
   tcase_add_test (tc, test_in_place);
   tcase_add_test (tc, test_invalid_arguments);
   tcase_add_test (tc, test_high_bit_depth);
+  tcase_add_test (tc, test_clahe_high_bit_depth);
 #ifndef HAVE_CUDA
   tcase_add_test (tc, test_cpu_only_unsupported);
 #endif
@@ -1282,6 +1481,7 @@ equalize_suite (void)
   tcase_add_test (gpu, test_gpu_video_sizes);
   tcase_add_test (gpu, test_gpu_options);
   tcase_add_test (gpu, test_gpu_high_bit_depth);
+  tcase_add_test (gpu, test_gpu_clahe_high_bit_depth);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;
