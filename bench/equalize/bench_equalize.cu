@@ -1,6 +1,7 @@
 /* Equalize benchmark: 8-bit luma at 1920x1080 and 3840x2160 (natural-looking
  * content): global equalization, CLAHE 8x8 (clip 40), the LUT build + apply
- * from an upstream device histogram, and RGBA luma mode; built with -DHAVE_NPP
+ * from an upstream device histogram, and RGBA luma mode; global and CLAHE 8x8
+ * of 16-bit words (P010: 10 bits at shift 6; 16-bit gray); built with -DHAVE_NPP
  * (bench/build-device.sh) also the NPP chain nppiHistogramEven -> host LUT
  * (cv::equalizeHist's formula) -> nppiLUT_Linear, which needs one host sync per
  * frame. Every variant's output is checked against the CPU reference once.
@@ -40,6 +41,27 @@ natural (int w, int h, int bpp, uint32_t seed)
         const int iv = (int) std::lround (b + (double) (s >> 28) - 7.5);
         v[((size_t) y * w + x) * bpp + c] = (uint8_t) (iv < 0 ? 0 : iv > 255 ? 255 : iv);
       }
+  return v;
+}
+
+/* 16-bit words of natural content: the 8-bit picture in the high bits of a
+ * depth-bit value, noise below, at bit `shift`. */
+std::vector<uint8_t>
+natural16 (int w, int h, int depth, int shift, uint32_t seed)
+{
+  const std::vector<uint8_t> v8 = natural (w, h, 1, seed);
+  std::vector<uint8_t> v ((size_t) w * h * 2);
+  uint32_t s = seed * 2246822519u + 3u;
+  for (size_t i = 0; i < v8.size (); i++) {
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+    const uint32_t val = ((uint32_t) v8[i] << (depth - 8)) |
+        (s & ((1u << (depth - 8)) - 1u));
+    const uint32_t word = val << shift;
+    v[2 * i] = (uint8_t) word;
+    v[2 * i + 1] = (uint8_t) (word >> 8);
+  }
   return v;
 }
 
@@ -83,9 +105,10 @@ void
 bench_cip (Ctx &c, const char *variant, const cip::EqConfig &cfg, int w, int h,
     bool from_hist)
 {
-  const int bpp = cfg.layout == cip::EqLayout::gray ? 1 : 4;
+  const int bpp = cfg.layout != cip::EqLayout::gray ? 4 : cfg.depth > 8 ? 2 : 1;
   const size_t n = (size_t) w * h * bpp;
-  std::vector<uint8_t> src = natural (w, h, bpp, 7), want (n);
+  std::vector<uint8_t> src = bpp == 2 ? natural16 (w, h, cfg.depth, cfg.shift, 7) :
+      natural (w, h, bpp, 7), want (n);
   uint8_t *ds, *dd;
   uint32_t *dh;
   void *ws;
@@ -247,6 +270,18 @@ main (int argc, char **argv)
     bench_cip (c, "cip_global_rgba_luma", r, s.w, s.h, false);
     k.layout = cip::EqLayout::rgbx;
     bench_cip (c, "cip_clahe_rgba_luma", k, s.w, s.h, false);
+    /* high bit depth: P010's luma and 16-bit gray */
+    struct Depth { int depth, shift; const char *global, *clahe; };
+    for (Depth d : { Depth { 10, 6, "cip_global_p010", "cip_clahe_8x8_p010" },
+             Depth { 16, 0, "cip_global_16bit", "cip_clahe_8x8_16bit" } }) {
+      cip::EqConfig hg;
+      hg.depth = d.depth;
+      hg.shift = d.shift;
+      bench_cip (c, d.global, hg, s.w, s.h, false);
+      cip::EqConfig hk = hg;
+      hk.mode = cip::EqMode::clahe;
+      bench_cip (c, d.clahe, hk, s.w, s.h, false);
+    }
 #ifdef HAVE_NPP
     bench_npp (c, s.w, s.h);
 #endif
