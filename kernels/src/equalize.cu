@@ -914,6 +914,31 @@ eq16_layout (int bins)
   return l;
 }
 
+/* The parameters both depth > 8 paths share (frame, smoothing, strength). */
+Eq16Params
+eq16_params (const EqFrame &f, const EqPlan &p, EqState *state,
+    uint8_t *d_lut_out)
+{
+  Eq16Params q;
+  memset (&q, 0, sizeof (q));
+  q.src = f.src;
+  q.dst = f.dst;
+  q.spitch = f.src_pitch;
+  q.dpitch = f.dst_pitch;
+  q.width = f.width;
+  q.height = f.height;
+  q.shift = p.shift;
+  q.maxv = p.maxv;
+  q.bins = p.bins;
+  q.lut_out = d_lut_out;
+  q.state = p.smooth ? static_cast<uint64_t *> (state->data) : nullptr;
+  q.smooth = p.smooth ? 1 : 0;
+  q.state_valid = p.state_valid ? 1 : 0;
+  q.alpha = p.alpha;
+  q.strength = p.strength;
+  return q;
+}
+
 /* clahe16_hist_kernel's shared memory above the default 48 KiB, once per
  * device. */
 Status
@@ -979,26 +1004,10 @@ clahe16 (const EqFrame &f, const EqPlan &p, EqState *state, uint8_t *d_lut_out,
       stream>>> (h);
   CIP_LAUNCH_CHECK (stream, "equalize CLAHE tile histograms (depth > 8)");
 
-  Eq16Params q;
-  memset (&q, 0, sizeof (q));
-  q.src = f.src;
-  q.dst = f.dst;
-  q.spitch = f.src_pitch;
-  q.dpitch = f.dst_pitch;
-  q.width = f.width;
-  q.height = f.height;
-  q.shift = p.shift;
-  q.maxv = p.maxv;
-  q.bins = p.bins;
+  Eq16Params q = eq16_params (f, p, state, d_lut_out);
   q.hist_in = counts;
   q.counts = counts;
   q.lut = reinterpret_cast<uint16_t *> (ws + entries * 4);
-  q.lut_out = d_lut_out;
-  q.state = p.smooth ? static_cast<uint64_t *> (state->data) : nullptr;
-  q.smooth = p.smooth ? 1 : 0;
-  q.state_valid = p.state_valid ? 1 : 0;
-  q.alpha = p.alpha;
-  q.strength = p.strength;
   q.clahe = 1;
   q.clip = p.clip;
   q.lut_scale = p.lut_scale;
@@ -1028,25 +1037,9 @@ equalize16 (const EqFrame &f, const EqPlan &p, const uint32_t *given,
 {
   uint8_t *ws = static_cast<uint8_t *> (d_ws);
   const Eq16Layout L = eq16_layout (p.bins);
-  Eq16Params q;
-  memset (&q, 0, sizeof (q));
-  q.src = f.src;
-  q.dst = f.dst;
-  q.spitch = f.src_pitch;
-  q.dpitch = f.dst_pitch;
-  q.width = f.width;
-  q.height = f.height;
-  q.shift = p.shift;
-  q.maxv = p.maxv;
-  q.bins = p.bins;
+  Eq16Params q = eq16_params (f, p, state, d_lut_out);
   q.counts = reinterpret_cast<uint32_t *> (ws + L.counts);
   q.lut = reinterpret_cast<uint16_t *> (ws + L.lut);
-  q.lut_out = d_lut_out;
-  q.state = state && state->data ? static_cast<uint64_t *> (state->data) : nullptr;
-  q.smooth = p.smooth ? 1 : 0;
-  q.state_valid = p.state_valid ? 1 : 0;
-  q.alpha = p.alpha;
-  q.strength = p.strength;
   if (given) {
     q.hist_in = given;
   } else {
