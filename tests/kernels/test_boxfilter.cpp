@@ -697,14 +697,16 @@ struct Case16 {
   }
 };
 
+/* Bytes (or values: T = uint32_t, pitch in values) of two images equal. */
+template <typename T>
 bool
-same_bytes (const std::vector<uint8_t> &got, const std::vector<uint8_t> &want,
+same_bytes (const std::vector<T> &got, const std::vector<T> &want,
     size_t pitch, const std::string &what)
 {
   for (size_t i = 0; i < want.size (); i++)
     if (got[i] != want[i]) {
-      fprintf (stderr, "%s: first difference at row %zu byte %zu: got %u want %u\n",
-          what.c_str (), i / pitch, i % pitch, got[i], want[i]);
+      fprintf (stderr, "%s: first difference at row %zu element %zu: got %u want %u\n",
+          what.c_str (), i / pitch, i % pitch, (unsigned) got[i], (unsigned) want[i]);
       return false;
     }
   return true;
@@ -850,19 +852,6 @@ emulate_sliding (const ImageView &v, Radius r, BoxBorder b, int sms,
   return out;
 }
 
-bool
-same_values (const std::vector<uint32_t> &got, const std::vector<uint32_t> &want,
-    int w, const std::string &what)
-{
-  for (size_t i = 0; i < want.size (); i++)
-    if (got[i] != want[i]) {
-      fprintf (stderr, "%s: first difference at (%zu, %zu): got %u want %u\n",
-          what.c_str (), i % w, i / w, got[i], want[i]);
-      return false;
-    }
-  return true;
-}
-
 /* Sizes around the tile widths (256, 512, 1024) and radii around the strip
  * heights the plan picks (8 .. 128), besides the edge sizes. */
 const testutil::Size sliding_sizes[] = { {255, 9}, {256, 9}, {257, 9}, {511, 5},
@@ -894,7 +883,7 @@ GST_START_TEST (test_sliding_emulation)
               continue;
             const std::string what = describe ("sliding emulation", sz.w, sz.h,
                 c, r, b) + " sms " + std::to_string (sms);
-            fail_unless (same_values (emulate_sliding<uint32_t> (src.view (), r,
+            fail_unless (same_bytes (emulate_sliding<uint32_t> (src.view (), r,
                         b, sms, what), want, sz.w, what), "%s", what.c_str ());
           }
         }
@@ -906,7 +895,7 @@ GST_START_TEST (test_sliding_emulation)
       const std::vector<uint8_t> want8 = sliding_ref (rgba.view (2), r, b);
       const std::string what = describe ("sliding emulation", 301, 37,
           Content::random, r, b, 4);
-      fail_unless (same_values (emulate_sliding<uint32_t> (rgba.view (2), r, b,
+      fail_unless (same_bytes (emulate_sliding<uint32_t> (rgba.view (2), r, b,
                   132, what), std::vector<uint32_t> (want8.begin (), want8.end ()),
               301, what), "%s", what.c_str ());
     }
@@ -923,7 +912,7 @@ GST_START_TEST (test_sliding_emulation)
                 sz.w, sz.h, r.rx, r.ry, b == BoxBorder::replicate);
             const std::string what = describe ((std::string ("sliding emulation ") +
                     l.name).c_str (), sz.w, sz.h, c, r, b, 4);
-            fail_unless (same_values (emulate_sliding<uint64_t> (k.src.view (2 * k.ch),
+            fail_unless (same_bytes (emulate_sliding<uint64_t> (k.src.view (2 * k.ch),
                         r, b, 132, what), want, sz.w, what), "%s", what.c_str ());
           }
 }
