@@ -3,11 +3,17 @@
  * NPP_BORDER_REPLICATE) on 8-bit planes.
  *
  *   bench_boxfilter [--runs N] [--json PATH] [--quick] [--radii 1,15,100]
+ *       [--npp-max-radius R]
  *
  * Variants: auto (what the element runs), sat (SAT + gather, the SAT
  * recomputed every call), gather (sat with a precomputed SAT: the gather
- * kernel alone), direct (r <= 16), integral (cip::integral u32 alone, once
- * per size), npp (replicate only: NPP has no clipped-window mean). Every
+ * kernel alone), direct (r <= 16), sliding (no table), integral
+ * (cip::integral u32 alone, once per size), npp (replicate only: NPP has no
+ * clipped-window mean; radii up to --npp-max-radius, default 100: a 1001x1001
+ * mask takes seconds a call). After each radius a "fastest" line names the
+ * quickest of direct, sliding and sat by b2b time (what automatic should
+ * pick without a table; boxfilter_pick's limits are in
+ * kernels/host/boxfilter_host.cpp). Radii default to 1,3,7,15,31,100,500. Every
  * variant's output is checked against the CPU reference once per case before
  * it is timed (a mismatch is printed and makes the exit status 1); NPP's is
  * compared for information only: it truncates where we round to nearest, so
@@ -103,8 +109,17 @@ parse_radii (int argc, char **argv)
       }
     }
   if (r.empty ())
-    r = { 1, 15, 100 };
+    r = { 1, 3, 7, 15, 31, 100, 500 };
   return r;
+}
+
+int
+parse_npp_max_radius (int argc, char **argv)
+{
+  for (int i = 1; i + 1 < argc; i++)
+    if (!strcmp (argv[i], "--npp-max-radius"))
+      return atoi (argv[i + 1]);
+  return 100;
 }
 
 struct Result {
@@ -137,6 +152,7 @@ main (int argc, char **argv)
 {
   bench::Args args = bench::parse_args (argc, argv);
   const std::vector<int> radii = parse_radii (argc, argv);
+  const int npp_max_radius = parse_npp_max_radius (argc, argv);
   std::vector<Size> sizes = { {1920, 1080}, {3840, 2160}, {7680, 4320} };
   if (args.quick) {
     sizes = { {3840, 2160} };
@@ -251,7 +267,10 @@ main (int argc, char **argv)
         const Variant variants[] = { {"auto", cip::BoxAlgorithm::automatic, false},
           {"sat", cip::BoxAlgorithm::sat, false},
           {"gather", cip::BoxAlgorithm::sat, true},
-          {"direct", cip::BoxAlgorithm::direct, false} };
+          {"direct", cip::BoxAlgorithm::direct, false},
+          {"sliding", cip::BoxAlgorithm::sliding, false} };
+        std::string fastest;
+        double fastest_ms = 0;
         for (const Variant &v : variants) {
           if (v.algo == cip::BoxAlgorithm::direct && r > cip::boxfilter_direct_max_radius)
             continue;
@@ -285,10 +304,17 @@ main (int argc, char **argv)
           if (v.algo == cip::BoxAlgorithm::automatic)
             notes = cip::box_algorithm_name (cip::boxfilter_pick (p));
           report (bname, r, res, notes);
+          if (v.algo != cip::BoxAlgorithm::automatic && !v.presat && res.verified &&
+              (fastest.empty () || res.b2b_ms < fastest_ms)) {
+            fastest = v.name;
+            fastest_ms = res.b2b_ms;
+          }
         }
+        printf ("%4dx%-5d %-9s %5d  fastest without a table: %s (%.4f ms b2b)\n",
+            w, h, bname, r, fastest.c_str (), fastest_ms);
 
 #ifdef HAVE_NPP
-        if (border == cip::BoxBorder::replicate) {
+        if (border == cip::BoxBorder::replicate && r <= npp_max_radius) {
           const NppiSize size = { w, h }, mask = { 2 * r + 1, 2 * r + 1 };
           const NppiPoint off = { 0, 0 }, anchor = { r, r };
           NppStatus ns = NPP_SUCCESS;

@@ -6,16 +6,24 @@
 
 #include "cip/integral.h"
 #include "detail/boxfilter_plan.h"
+#include "detail/boxfilter_sliding.h"
 
 namespace cip {
 
-/* BoxAlgorithm::automatic: the direct kernel up to this radius (both
- * directions), the SAT one above, as measured by bench/boxfilter on an H200
- * (3840x2160: direct 0.023-0.044 ms for r = 1..16 against 0.075 ms for SAT +
- * gather). With a precomputed SAT only the gather remains (0.027 ms), which
- * the direct kernel beats up to about r = 4. */
-static constexpr int direct_auto_max_radius = boxfilter_direct_max_radius;
+/* BoxAlgorithm::automatic, per plane, on the larger of rx and ry:
+ * - 8-bit: direct up to direct_auto_max_radius, sliding up to
+ *   sliding_auto_max_radius, sat above;
+ * - 8-bit with a precomputed SAT: direct up to
+ *   direct_auto_max_radius_with_sat, the gather alone above (0.027 ms at 4K
+ *   on an H200, whatever the radius);
+ * - 16-bit: sliding up to sliding_auto_max_radius, sat (u64 table) above.
+ * Direct and sat limits measured by bench/boxfilter on an H200 (3840x2160:
+ * direct 0.023-0.044 ms for r = 1..16 against 0.075 ms for SAT + gather).
+ * The sliding limits are estimates from its cost model (the halo grows with
+ * the radius) until bench/boxfilter has timed it: set them from its rows. */
+static constexpr int direct_auto_max_radius = 2;
 static constexpr int direct_auto_max_radius_with_sat = 4;
+static constexpr int sliding_auto_max_radius = 64;
 
 const char *
 box_algorithm_name (BoxAlgorithm a)
@@ -24,6 +32,7 @@ box_algorithm_name (BoxAlgorithm a)
     case BoxAlgorithm::automatic: return "automatic";
     case BoxAlgorithm::sat: return "sat";
     case BoxAlgorithm::direct: return "direct";
+    case BoxAlgorithm::sliding: return "sliding";
   }
   return "?";
 }
@@ -41,13 +50,17 @@ box_border_name (BoxBorder b)
 BoxAlgorithm
 boxfilter_pick (const BoxPlane &plane)
 {
-  if (plane.src.bytes == 2)
-    return BoxAlgorithm::sat;         /* the only algorithm for 16-bit planes */
-  const int lim = plane.sat ? direct_auto_max_radius_with_sat :
-      direct_auto_max_radius;
-  if (plane.rx <= lim && plane.ry <= lim)
+  const int r = plane.rx > plane.ry ? plane.rx : plane.ry;
+  if (plane.src.bytes == 2)         /* direct serves 8-bit planes only */
+    return r <= sliding_auto_max_radius ? BoxAlgorithm::sliding :
+        BoxAlgorithm::sat;
+  if (plane.sat)
+    return r <= direct_auto_max_radius_with_sat ? BoxAlgorithm::direct :
+        BoxAlgorithm::sat;
+  if (r <= direct_auto_max_radius)
     return BoxAlgorithm::direct;
-  return BoxAlgorithm::sat;
+  return r <= sliding_auto_max_radius ? BoxAlgorithm::sliding :
+      BoxAlgorithm::sat;
 }
 
 namespace detail {
@@ -211,6 +224,67 @@ box_validate (const BoxPlane *planes, int n_planes, BoxBorder border,
     }
   }
   return Status::ok;
+}
+
+}  // namespace detail
+
+namespace detail {
+
+/* Cost model of the sliding kernel, in per-thread steps of one block, times
+ * the waves of blocks: vertical sums (the strip's first row sums
+ * min(2ry+1, h) rows, then 2 loads a row, per column a thread keeps), the
+ * row scans (3 steps per entry a lane owns), the outputs and the barriers
+ * (3 per batch of rows). Constants are rough: bench/boxfilter decides. */
+BoxSlidingPlan
+box_sliding_plan (int w, int h, int rx, int ry, int sum_bytes, int sms)
+{
+  const int T = box_sliding_threads;
+  BoxSlidingPlan best;
+  double best_cost = 0;
+  if (w < 1 || h < 1)
+    return best;
+  if (sms < 1)
+    sms = 1;
+  for (int tw = T; tw <= box_sliding_max_tile_w; tw *= 2) {
+    if (tw > T && tw - T >= w)
+      break;                    /* one tile already covers the row */
+    BoxSlidingPlan p;
+    p.tile_w = tw;
+    p.tiles_x = (w + tw - 1) / tw;
+    const long long reach = (long long) tw + 2LL * rx;
+    p.cols = (int) (reach < w ? reach : w);
+    p.kv = (p.cols + T - 1) / T;
+    const int k = ((p.cols + 1 + 31) / 32) | 1;     /* odd: no bank conflicts */
+    p.row_stride = 32 * k;
+    const size_t row_bytes = (size_t) p.row_stride * (size_t) sum_bytes;
+    size_t rb = box_sliding_max_smem / row_bytes;
+    p.rows_batch = (int) (rb < 1 ? 1 : rb > (size_t) box_sliding_max_rows_batch ?
+        box_sliding_max_rows_batch : rb);
+    p.smem = (size_t) p.rows_batch * row_bytes;
+    /* resident blocks per SM: 4 (registers), fewer when shared memory runs out */
+    size_t bps = (size_t) (200 * 1024) / (p.smem + 1024);
+    bps = bps < 1 ? 1 : bps > 4 ? 4 : bps;
+    const long long init_rows = 2LL * ry + 1 < h ? 2LL * ry + 1 : h;
+    for (long long sh = 8;; sh *= 2) {
+      p.strip_h = sh < h ? (int) sh : h;
+      p.strips = (h + p.strip_h - 1) / p.strip_h;
+      const long long blocks = (long long) p.tiles_x * p.strips;
+      const long long batches = (p.strip_h + p.rows_batch - 1) / p.rows_batch;
+      const double per_block = (double) p.kv * (double) (init_rows + 2LL * p.strip_h)
+          + (double) batches * ((p.rows_batch + 7) / 8) * k * 3.0
+          + (double) p.strip_h * (tw / T) * 8.0
+          + (double) batches * 60.0;
+      const long long slots = (long long) sms * (long long) bps;
+      const double cost = (double) ((blocks + slots - 1) / slots) * per_block;
+      if (best.tile_w == 0 || cost < best_cost) {
+        best = p;
+        best_cost = cost;
+      }
+      if (p.strip_h >= h)
+        break;
+    }
+  }
+  return best;
 }
 
 }  // namespace detail

@@ -1,12 +1,16 @@
 /* Box filter on the GPU: per-plane u32 SATs (cip::integral) and one gather
- * kernel for all planes, or one direct shared-memory kernel for small radii.
- * The per-pixel arithmetic is detail/boxfilter_math.h, shared with the CPU
- * reference. */
+ * kernel for all planes, one direct shared-memory kernel for small radii, or
+ * one sliding-sum kernel without a table. The per-pixel arithmetic is
+ * detail/boxfilter_math.h (and detail/boxfilter_sliding.h), shared with the
+ * CPU reference and the tests' emulation. */
 #include "cip/boxfilter.h"
 #include "cip/integral.h"
 
+#include <type_traits>
+
 #include "detail/boxfilter_math.h"
 #include "detail/boxfilter_plan.h"
+#include "detail/boxfilter_sliding.h"
 #include "detail/check.cuh"
 
 namespace cip {
@@ -587,6 +591,195 @@ box_gather16 (const Gather16 g)
       (size_t) x * g.dst_step) = (uint16_t) (v << g.shift);
 }
 
+/* ---- sliding (no table; detail/boxfilter_sliding.h) ----------------------
+ * 256 threads; thread t keeps the vertical sums of source columns
+ * la + t + 256 i (coalesced loads of one row by the warp), i < KV. Per batch
+ * of up to 8 rows: the threads slide their sums down and store each row's
+ * sums in shared memory; one warp per row turns them into an exclusive
+ * prefix in place (a lane owns an odd number of consecutive entries: no bank
+ * conflicts for 32-bit sums); every thread then writes its outputs of those
+ * rows from two prefix taps. */
+constexpr int kSlideThreads = detail::box_sliding_threads;
+static_assert (kSlideThreads == 256, "8 warps: one per row of a batch");
+
+struct SlidePlane {
+  const uint8_t *src;
+  size_t src_pitch;
+  int src_step;
+  int shift;
+  uint32_t mask;
+  uint8_t *dst;
+  size_t dst_pitch;
+  int dst_step;
+  int w, h, rx, ry;
+  int block_begin;
+  detail::BoxSlidingPlan plan;
+  detail::BoxDivisor div_full;  /* 8-bit */
+};
+
+struct SlideParams {
+  SlidePlane p[boxfilter_max_planes];
+  int n;
+  int replicate;
+};
+
+/* Sample value (c, r) inside the plane. */
+template <int BYTES>
+struct SlideGet {
+  const uint8_t *src;
+  size_t pitch;
+  int step, shift;
+  uint32_t mask;
+  __host__ __device__ __forceinline__ uint32_t operator() (int c, int r) const {
+    const uint8_t *q = src + (size_t) r * pitch + (size_t) c * step;
+#ifdef __CUDA_ARCH__
+    if (BYTES == 1)
+      return __ldg (q);
+    return ((uint32_t) __ldg (reinterpret_cast<const uint16_t *> (q)) >> shift) &
+        mask;
+#else
+    if (BYTES == 1)
+      return *q;
+    return ((uint32_t) *reinterpret_cast<const uint16_t *> (q) >> shift) & mask;
+#endif
+  }
+};
+
+/* Entry i of a scanned row. */
+template <class U>
+struct SlidePre {
+  const U *row;
+  __host__ __device__ __forceinline__ U operator() (int i) const {
+    return row[i];
+  }
+};
+
+template <int BYTES>
+using SlideSum = typename std::conditional<BYTES == 2, unsigned long long,
+    uint32_t>::type;
+
+/* 4 blocks per SM (64 registers): the plan's cost model assumes it. */
+template <int BYTES, int KV>
+__global__ void __launch_bounds__ (kSlideThreads, 4)
+box_sliding (const __grid_constant__ SlideParams P)
+{
+  using U = SlideSum<BYTES>;
+  extern __shared__ __align__ (16) uint8_t smem[];
+  U *buf = reinterpret_cast<U *> (smem);
+  int b = blockIdx.x, pi = 0;
+  for (int i = 1; i < P.n; i++)
+    if (b >= P.p[i].block_begin)
+      pi = i;
+  const SlidePlane &S = P.p[pi];
+  b -= S.block_begin;
+  const int ty = b / S.plan.tiles_x, tx = b - ty * S.plan.tiles_x;
+  const int w = S.w, h = S.h, rx = S.rx, ry = S.ry;
+  const bool replicate = P.replicate != 0;
+  const detail::BoxSlidingTile T = detail::box_sliding_tile (S.plan, w, h, rx,
+      tx, ty);
+  const int cols = T.lb - T.la;
+  const int stride = S.plan.row_stride, rb = S.plan.rows_batch;
+  const int k2 = stride / 32;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const SlideGet<BYTES> get = { S.src, S.src_pitch, S.src_step, S.shift, S.mask };
+
+  uint32_t v[KV];
+#pragma unroll
+  for (int i = 0; i < KV; i++) {
+    const int c = T.la + (int) threadIdx.x + i * kSlideThreads;
+    v[i] = c < T.lb ? detail::box_sliding_col_init (get, c, T.y0, ry, h,
+        replicate) : 0u;
+  }
+
+  for (int yb = T.y0; yb < T.y1; yb += rb) {
+    const int nrows = T.y1 - yb < rb ? T.y1 - yb : rb;
+    /* 1. column sums of rows yb .. yb+nrows-1 */
+#pragma unroll
+    for (int i = 0; i < KV; i++) {
+      const int c = T.la + (int) threadIdx.x + i * kSlideThreads;
+      if (c < T.lb) {
+#pragma unroll
+        for (int r = 0; r < detail::box_sliding_max_rows_batch; r++) {
+          if (r < nrows) {
+            const int y = yb + r;
+            if (y > T.y0)
+              v[i] = detail::box_sliding_col_step (v[i], get, c, y, ry, h,
+                  replicate);
+            buf[r * stride + (c - T.la)] = (U) v[i];
+          }
+        }
+      }
+    }
+    __syncthreads ();
+    /* 2. exclusive prefix of each row, in place (entries >= cols read as 0;
+     * entry cols becomes the row's total) */
+    for (int r = warp; r < nrows; r += kSlideThreads / 32) {
+      U *row = buf + r * stride + lane * k2;
+      const int base = lane * k2;
+      U tot = 0;
+      for (int j = 0; j < k2; j++)
+        tot += base + j < cols ? row[j] : (U) 0;
+      U incl = tot;
+#pragma unroll
+      for (int off = 1; off < 32; off <<= 1) {
+        const U t = __shfl_up_sync (kFull, incl, off);
+        if (lane >= off)
+          incl += t;
+      }
+      U run = incl - tot;
+      for (int j = 0; j < k2; j++) {
+        const U e = base + j < cols ? row[j] : (U) 0;
+        row[j] = run;
+        run += e;
+      }
+    }
+    __syncthreads ();
+    /* 3. outputs */
+    for (int r = 0; r < nrows; r++) {
+      const int y = yb + r;
+      const U *row = buf + r * stride;
+      const SlidePre<U> pre = { row };
+      uint8_t *drow = S.dst + (size_t) y * S.dst_pitch;
+      for (int x = T.x0 + (int) threadIdx.x; x < T.x1; x += kSlideThreads) {
+        const U sum = detail::box_sliding_hsum<U> (pre, x, rx, w, T.la,
+            replicate);
+        const uint32_t area = detail::box_sliding_area (x, y, w, h, rx, ry,
+            replicate);
+        uint8_t *d = drow + (size_t) x * S.dst_step;
+        if (BYTES == 1)
+          *d = (uint8_t) detail::box_sliding_out8 ((uint32_t) sum, area,
+              S.div_full);
+        else
+          *reinterpret_cast<uint16_t *> (d) = (uint16_t) (
+              detail::box_sliding_out16 ((uint64_t) sum, area) << S.shift);
+      }
+    }
+    __syncthreads ();
+  }
+}
+
+/* Launches the sliding kernel for the planes of one sample size: KV from the
+ * largest plan, shared memory from the largest buffer. */
+template <int BYTES>
+Status
+launch_sliding (const SlideParams &sp, long long blocks, int kv, size_t smem,
+    cudaStream_t s)
+{
+  if (blocks <= 0)
+    return Status::ok;
+  if (blocks > 0x7fffffffLL)
+    return Status::unsupported;
+  if (kv <= 2)
+    box_sliding<BYTES, 2><<<(unsigned) blocks, kSlideThreads, smem, s>>> (sp);
+  else if (kv <= 4)
+    box_sliding<BYTES, 4><<<(unsigned) blocks, kSlideThreads, smem, s>>> (sp);
+  else
+    box_sliding<BYTES, detail::box_sliding_max_kv>
+        <<<(unsigned) blocks, kSlideThreads, smem, s>>> (sp);
+  CIP_LAUNCH_CHECK (s, BYTES == 1 ? "boxfilter sliding" : "boxfilter sliding (16-bit)");
+  return Status::ok;
+}
+
 }  // namespace
 
 Status
@@ -604,7 +797,7 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
     size_t ws_bytes, Stream stream, BoxAlgorithm algo)
 {
   if (algo != BoxAlgorithm::automatic && algo != BoxAlgorithm::sat &&
-      algo != BoxAlgorithm::direct)
+      algo != BoxAlgorithm::direct && algo != BoxAlgorithm::sliding)
     return Status::invalid_argument;
   Status st = detail::box_validate (planes, n_planes, border, d_ws, ws_bytes);
   if (st != Status::ok)
@@ -614,7 +807,7 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
           ((uintptr_t) d_ws % 256) != 0))
     return Status::invalid_argument;
 
-  bool direct[boxfilter_max_planes] = {};
+  bool direct[boxfilter_max_planes] = {}, sliding[boxfilter_max_planes] = {};
   int max_rx = 0, max_ry = 0;
   for (int i = 0; i < n_planes; i++) {
     const BoxPlane &p = planes[i];
@@ -622,7 +815,8 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
       continue;
     BoxAlgorithm a = algo == BoxAlgorithm::automatic ? boxfilter_pick (p) : algo;
     if (p.src.bytes == 2 && a == BoxAlgorithm::direct)
-      return Status::unsupported;       /* 16-bit planes: sat only */
+      return Status::unsupported;       /* 16-bit planes: sat or sliding */
+    sliding[i] = a == BoxAlgorithm::sliding;
     direct[i] = a == BoxAlgorithm::direct;
     if (!direct[i])
       continue;
@@ -640,10 +834,67 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
   long long gather_blocks = 0, direct_blocks = 0;
   uint8_t *ws = static_cast<uint8_t *> (d_ws);
 
-  /* 16-bit planes first: their own SAT (u64) and gather, one plane at a time */
+  int sms = 0;
+  auto sm_count = [&sms] () -> Status {
+    if (sms == 0) {
+      int dev = 0;
+      CIP_CUDA_TRY (cudaGetDevice (&dev));
+      CIP_CUDA_TRY (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev));
+      sms = sms > 0 ? sms : 1;
+    }
+    return Status::ok;
+  };
+
+  /* sliding planes: one launch per sample size */
+  SlideParams sp8 = {}, sp16 = {};
+  sp8.replicate = sp16.replicate = replicate ? 1 : 0;
+  long long slide_blocks[2] = { 0, 0 };
+  int slide_kv[2] = { 0, 0 };
+  size_t slide_smem[2] = { 0, 0 };
   for (int i = 0; i < n_planes; i++) {
     const BoxPlane &p = planes[i];
-    if (detail::box_plane_empty (p) || p.src.bytes != 2)
+    if (detail::box_plane_empty (p) || !sliding[i])
+      continue;
+    st = sm_count ();
+    if (st != Status::ok)
+      return st;
+    const int wide = p.src.bytes == 2 ? 1 : 0;
+    SlideParams &sp = wide ? sp16 : sp8;
+    SlidePlane &q = sp.p[sp.n++];
+    q.src = p.src.data;
+    q.src_pitch = p.src.pitch;
+    q.src_step = p.src.step;
+    q.shift = p.src.shift;
+    q.mask = p.src.max_value ();
+    q.dst = p.dst;
+    q.dst_pitch = p.dst_pitch;
+    q.dst_step = p.dst_step;
+    q.w = p.src.width;
+    q.h = p.src.height;
+    q.rx = p.rx;
+    q.ry = p.ry;
+    q.plan = detail::box_sliding_plan (q.w, q.h, q.rx, q.ry, wide ? 8 : 4, sms);
+    q.div_full = detail::box_divisor ((uint32_t) (2 * p.rx + 1) *
+        (uint32_t) (2 * p.ry + 1));
+    q.block_begin = (int) slide_blocks[wide];
+    slide_blocks[wide] += (long long) q.plan.tiles_x * q.plan.strips;
+    if (slide_blocks[wide] > 0x7fffffffLL)
+      return Status::unsupported;
+    slide_kv[wide] = q.plan.kv > slide_kv[wide] ? q.plan.kv : slide_kv[wide];
+    slide_smem[wide] = q.plan.smem > slide_smem[wide] ? q.plan.smem :
+        slide_smem[wide];
+  }
+  st = launch_sliding<1> (sp8, slide_blocks[0], slide_kv[0], slide_smem[0], stream);
+  if (st != Status::ok)
+    return st;
+  st = launch_sliding<2> (sp16, slide_blocks[1], slide_kv[1], slide_smem[1], stream);
+  if (st != Status::ok)
+    return st;
+
+  /* 16-bit planes: their own SAT (u64) and gather, one plane at a time */
+  for (int i = 0; i < n_planes; i++) {
+    const BoxPlane &p = planes[i];
+    if (detail::box_plane_empty (p) || p.src.bytes != 2 || sliding[i])
       continue;
     SatDest sd;
     sd.sum = ws + L.sat_offset[i];
@@ -671,7 +922,7 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
 
   for (int i = 0; i < n_planes; i++) {
     const BoxPlane &p = planes[i];
-    if (detail::box_plane_empty (p) || p.src.bytes == 2)
+    if (detail::box_plane_empty (p) || p.src.bytes == 2 || sliding[i])
       continue;
     const int w = p.src.width, h = p.src.height;
     const uint32_t full = (uint32_t) (2 * p.rx + 1) * (uint32_t) (2 * p.ry + 1);
@@ -723,9 +974,9 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
   }
   if (gp.n > 0) {
     /* steps along the row per warp: as many as leave about 6 blocks per SM */
-    int dev = 0, sms = 132;
-    CIP_CUDA_TRY (cudaGetDevice (&dev));
-    CIP_CUDA_TRY (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev));
+    st = sm_count ();
+    if (st != Status::ok)
+      return st;
     long long blocks1 = 0;
     for (int i = 0; i < gp.n; i++)
       blocks1 += (long long) div_up (gp.p[i].w, kGatherStepW) *

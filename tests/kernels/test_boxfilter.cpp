@@ -17,6 +17,7 @@
 #include "cip/boxfilter.h"
 #include "cip/integral.h"
 #include "detail/boxfilter_math.h"
+#include "detail/boxfilter_sliding.h"
 
 #ifdef HAVE_CUDA
 #include "testcuda.h"
@@ -620,21 +621,28 @@ GST_START_TEST (test_ref_invalid_arguments)
       cip::boxfilter_workspace_bytes (&ok, 1));
   fail_unless (cip::boxfilter_workspace_bytes (nullptr, 0) == 0);
 
-  /* picks */
+  /* picks: direct only where it can serve, the same pick for rx, ry swapped
+   * (the larger radius decides), and a given table read above radius 4 (the
+   * element relies on it); the limits in between are the bench's to set */
   BoxPlane big = ok;
-  big.rx = big.ry = 100;
-  fail_unless (cip::boxfilter_pick (big) == BoxAlgorithm::sat);
-  big.rx = 1;
-  fail_unless (cip::boxfilter_pick (big) == BoxAlgorithm::sat);
-  big.rx = big.ry = cip::boxfilter_direct_max_radius;
-  fail_unless (cip::boxfilter_pick (big) == BoxAlgorithm::direct);
-  big.rx = big.ry = 1;
-  fail_unless (cip::boxfilter_pick (big) == BoxAlgorithm::direct);
+  for (int r = 0; r <= cip::boxfilter_max_radius; r += r < 40 ? 1 : 97) {
+    big.rx = big.ry = r;
+    const BoxAlgorithm a = cip::boxfilter_pick (big);
+    fail_unless (a != BoxAlgorithm::automatic);
+    fail_unless (a != BoxAlgorithm::direct || r <= cip::boxfilter_direct_max_radius);
+    big.rx = 0;
+    fail_unless (cip::boxfilter_pick (big) == a, "r %d", r);
+    big.rx = r;
+    big.ry = 0;
+    fail_unless (cip::boxfilter_pick (big) == a, "r %d", r);
+  }
   big.sat = (const uint32_t *) sat.data ();
   big.sat_pitch = 21 * 4;
-  fail_unless (cip::boxfilter_pick (big) == BoxAlgorithm::direct);
-  big.rx = big.ry = cip::boxfilter_direct_max_radius;
-  fail_unless (cip::boxfilter_pick (big) == BoxAlgorithm::sat);
+  for (int r = 0; r <= cip::boxfilter_max_radius; r += r < 40 ? 1 : 97) {
+    big.rx = big.ry = r;
+    fail_unless (cip::boxfilter_pick (big) == (r <= 4 ? BoxAlgorithm::direct :
+            BoxAlgorithm::sat), "with a table, r %d", r);
+  }
 }
 GST_END_TEST;
 
@@ -689,14 +697,16 @@ struct Case16 {
   }
 };
 
+/* Bytes (or values: T = uint32_t, pitch in values) of two images equal. */
+template <typename T>
 bool
-same_bytes (const std::vector<uint8_t> &got, const std::vector<uint8_t> &want,
+same_bytes (const std::vector<T> &got, const std::vector<T> &want,
     size_t pitch, const std::string &what)
 {
   for (size_t i = 0; i < want.size (); i++)
     if (got[i] != want[i]) {
-      fprintf (stderr, "%s: first difference at row %zu byte %zu: got %u want %u\n",
-          what.c_str (), i / pitch, i % pitch, got[i], want[i]);
+      fprintf (stderr, "%s: first difference at row %zu element %zu: got %u want %u\n",
+          what.c_str (), i / pitch, i % pitch, (unsigned) got[i], (unsigned) want[i]);
       return false;
     }
   return true;
@@ -722,7 +732,7 @@ GST_START_TEST (test_ref_16bit)
             for (BoxBorder b : { BoxBorder::clip, BoxBorder::replicate }) {
               Case16 k (sz.w, sz.h, c, l, chans, 6);
               BoxPlane p = k.plane (r);
-              fail_unless (cip::boxfilter_pick (p) == BoxAlgorithm::sat);
+              fail_unless (cip::boxfilter_pick (p) != BoxAlgorithm::direct);
               fail_unless (cip::ref::boxfilter (&p, 1, b) == Status::ok);
               const std::string what = describe ((std::string ("ref16 ") +
                       l.name).c_str (), sz.w, sz.h, c, r, b, 2 * chans);
@@ -745,6 +755,166 @@ GST_START_TEST (test_ref_16bit)
   p = k.plane ({ 1, 1 });
   p.dst = (uint8_t *) p.src.data + 2;       /* overlaps the source's last byte */
   fail_unless (cip::ref::boxfilter (&p, 1, BoxBorder::clip) == Status::invalid_argument);
+}
+GST_END_TEST;
+
+/* ---- the sliding kernel's steps, emulated on the CPU ------------------------ */
+
+namespace {
+
+/* What the sliding kernel computes, block by block and row by row, with the
+ * functions it runs (detail/boxfilter_sliding.h): the plan, each block's
+ * tile and source columns, the vertical sums (a full window at the strip's
+ * first row, then one slide per row, in uint32), the exclusive prefix of a
+ * row's column sums in the kernel's sum type (uint32 wrapping for 8-bit,
+ * uint64 for 16-bit), the prefix taps and the rounding. Only the threads'
+ * sharing of the work is left out. Checks the plan's invariants, that every
+ * prefix tap lies in the scanned entries, and that every output is written
+ * exactly once. Returns the output values (0xFFFFFFFF: not written). */
+template <typename U>
+std::vector<uint32_t>
+emulate_sliding (const ImageView &v, Radius r, BoxBorder b, int sms,
+    const std::string &what)
+{
+  namespace d = cip::detail;
+  const int w = v.width, h = v.height;
+  const bool rep = b == BoxBorder::replicate;
+  std::vector<uint32_t> out ((size_t) w * h, 0xFFFFFFFFu);
+  const d::BoxSlidingPlan P = d::box_sliding_plan (w, h, r.rx, r.ry,
+      (int) sizeof (U), sms);
+  const int T = d::box_sliding_threads;
+  fail_unless (P.tile_w >= T && P.tile_w <= d::box_sliding_max_tile_w &&
+      P.tile_w % T == 0 && P.strip_h >= 1, "%s: tile %d strip %d", what.c_str (),
+      P.tile_w, P.strip_h);
+  fail_unless ((long long) P.tiles_x * P.tile_w >= w &&
+      (long long) (P.tiles_x - 1) * P.tile_w < w &&
+      (long long) P.strips * P.strip_h >= h &&
+      (long long) (P.strips - 1) * P.strip_h < h, "%s: grid", what.c_str ());
+  fail_unless (P.kv >= 1 && P.kv <= d::box_sliding_max_kv &&
+      P.kv * T >= P.cols && P.row_stride > P.cols && P.row_stride % 32 == 0 &&
+      (P.row_stride / 32) % 2 == 1 && P.rows_batch >= 1 &&
+      P.rows_batch <= d::box_sliding_max_rows_batch &&
+      P.smem == (size_t) P.rows_batch * P.row_stride * sizeof (U) &&
+      P.smem <= d::box_sliding_max_smem, "%s: plan", what.c_str ());
+  auto get = [&v] (int c, int y) -> uint32_t {
+    const uint8_t *q = v.data + (size_t) y * v.pitch + (size_t) c * v.step;
+    if (v.bytes == 1)
+      return *q;
+    return (((uint32_t) q[0] | ((uint32_t) q[1] << 8)) >> v.shift) &
+        v.max_value ();
+  };
+  const d::BoxDivisor full = d::box_divisor ((uint32_t) (2 * r.rx + 1) *
+      (uint32_t) (2 * r.ry + 1));
+  bool bad_tap = false, twice = false, bad_cols = false;
+  for (int ty = 0; ty < P.strips; ty++)
+    for (int tx = 0; tx < P.tiles_x; tx++) {
+      const d::BoxSlidingTile t = d::box_sliding_tile (P, w, h, r.rx, tx, ty);
+      const int cols = t.lb - t.la;
+      if (t.la < 0 || t.lb > w || cols < 1 || cols > P.cols) {
+        bad_cols = true;
+        continue;
+      }
+      std::vector<uint32_t> vs (cols);
+      for (int c = t.la; c < t.lb; c++)
+        vs[c - t.la] = d::box_sliding_col_init (get, c, t.y0, r.ry, h, rep);
+      std::vector<U> pre (P.row_stride);
+      for (int y = t.y0; y < t.y1; y++) {
+        U run = 0;
+        for (int i = 0; i < P.row_stride; i++) {
+          if (i < cols && y > t.y0)
+            vs[i] = d::box_sliding_col_step (vs[i], get, t.la + i, y, r.ry, h,
+                rep);
+          pre[i] = run;
+          run += i < cols ? (U) vs[i] : (U) 0;
+        }
+        /* (no fail_unless per pixel: Check marks every call through a pipe) */
+        auto tap = [&] (int i) -> U {
+          if (i < 0 || i > cols) {
+            bad_tap = true;
+            return 0;
+          }
+          return pre[i];
+        };
+        for (int x = t.x0; x < t.x1; x++) {
+          const U sum = d::box_sliding_hsum<U> (tap, x, r.rx, w, t.la, rep);
+          const uint32_t area = d::box_sliding_area (x, y, w, h, r.rx, r.ry, rep);
+          uint32_t &o = out[(size_t) y * w + x];
+          twice |= o != 0xFFFFFFFFu;
+          o = sizeof (U) == 4 ? d::box_sliding_out8 ((uint32_t) sum, area, full) :
+              d::box_sliding_out16 ((uint64_t) sum, area);
+        }
+      }
+    }
+  fail_unless (!bad_cols, "%s: a tile's columns outside the plan", what.c_str ());
+  fail_unless (!bad_tap, "%s: a prefix tap outside the scanned columns",
+      what.c_str ());
+  fail_unless (!twice, "%s: an output written twice", what.c_str ());
+  return out;
+}
+
+/* Sizes around the tile widths (256, 512, 1024) and radii around the strip
+ * heights the plan picks (8 .. 128), besides the edge sizes. */
+const testutil::Size sliding_sizes[] = { {255, 9}, {256, 9}, {257, 9}, {511, 5},
+  {512, 5}, {513, 5}, {1023, 3}, {1025, 3}, {767, 40}, {300, 300} };
+const Radius sliding_radii[] = { {0, 0}, {1, 1}, {3, 2}, {2, 9}, {7, 7}, {8, 8},
+  {9, 9}, {15, 16}, {17, 31}, {32, 33}, {63, 64}, {65, 128}, {40, 3},
+  {100, 100}, {1024, 0}, {0, 1024}, {1024, 1024} };
+
+}  // namespace
+
+/* The sliding algorithm's decomposition and arithmetic (what the GPU kernel
+ * runs, emulated) against the independent sliding-window model: 8-bit edge
+ * sizes and tile/strip edges, plans for 1, 132 and 1000 SMs, a channel of a
+ * packed plane, and 10/16-bit planes with window sums beyond 2^32. */
+GST_START_TEST (test_sliding_emulation)
+{
+  std::vector<testutil::Size> sizes (testutil::edge_sizes,
+      testutil::edge_sizes + testutil::n_edge_sizes);
+  sizes.insert (sizes.end (), std::begin (sliding_sizes), std::end (sliding_sizes));
+  for (const testutil::Size &sz : sizes)
+    for (Content c : { Content::random, Content::all255, Content::natural }) {
+      HostImage src = testutil::make_image (sz.w, sz.h, c, 31, 1, 5);
+      for (Radius r : sliding_radii)
+        for (BoxBorder b : borders) {
+          const std::vector<uint8_t> want8 = sliding_ref (src.view (), r, b);
+          const std::vector<uint32_t> want (want8.begin (), want8.end ());
+          for (int sms : { 1, 132, 1000 }) {
+            if (sms != 132 && (long long) sz.w * sz.h > 20000)
+              continue;
+            const std::string what = describe ("sliding emulation", sz.w, sz.h,
+                c, r, b) + " sms " + std::to_string (sms);
+            fail_unless (same_bytes (emulate_sliding<uint32_t> (src.view (), r,
+                        b, sms, what), want, sz.w, what), "%s", what.c_str ());
+          }
+        }
+    }
+  /* a channel of RGBA */
+  HostImage rgba = testutil::make_image (301, 37, Content::random, 9, 4, 8);
+  for (Radius r : { Radius { 1, 1 }, Radius { 20, 5 }, Radius { 300, 40 } })
+    for (BoxBorder b : borders) {
+      const std::vector<uint8_t> want8 = sliding_ref (rgba.view (2), r, b);
+      const std::string what = describe ("sliding emulation", 301, 37,
+          Content::random, r, b, 4);
+      fail_unless (same_bytes (emulate_sliding<uint32_t> (rgba.view (2), r, b,
+                  132, what), std::vector<uint32_t> (want8.begin (), want8.end ()),
+              301, what), "%s", what.c_str ());
+    }
+  /* 10/16-bit, interleaved channels, garbage outside the value bits */
+  const testutil::Size sizes16[] = { {1, 1}, {31, 17}, {257, 20} };
+  for (const Layout16 &l : layouts16)
+    for (Content c : { Content::random, Content::all255 })
+      for (const testutil::Size &sz : sizes16)
+        for (Radius r : radii16)
+          for (BoxBorder b : borders) {
+            Case16 k (sz.w, sz.h, c, l, 2, 6);
+            const std::vector<uint32_t> want = testutil::sliding_box_values (
+                [&] (int x, int y) { return k.src.value (x, y, k.ch); },
+                sz.w, sz.h, r.rx, r.ry, b == BoxBorder::replicate);
+            const std::string what = describe ((std::string ("sliding emulation ") +
+                    l.name).c_str (), sz.w, sz.h, c, r, b, 4);
+            fail_unless (same_bytes (emulate_sliding<uint64_t> (k.src.view (2 * k.ch),
+                        r, b, 132, what), want, sz.w, what), "%s", what.c_str ());
+          }
 }
 GST_END_TEST;
 
@@ -875,6 +1045,7 @@ gpu_check_all (const HostImage &src, const DevBuf &dsrc, int channel, Radius r,
   const Variant vs[] = { {BoxAlgorithm::automatic, SatMode::none, "auto"},
     {BoxAlgorithm::sat, SatMode::none, "sat"},
     {BoxAlgorithm::direct, SatMode::none, "direct"},
+    {BoxAlgorithm::sliding, SatMode::none, "sliding"},
     {BoxAlgorithm::sat, SatMode::aligned, "sat+presat"},
     {BoxAlgorithm::sat, SatMode::unaligned, "sat+presat-unaligned"},
     {BoxAlgorithm::automatic, SatMode::aligned, "auto+presat"} };
@@ -944,7 +1115,7 @@ GST_START_TEST (test_gpu_video_sizes)
   Workspace ws;
   const testutil::Size sizes[] = { {1920, 1080}, {3840, 2160} };
   const Radius radii[] = { {1, 1}, {8, 8}, {15, 15}, {100, 100}, {3, 40},
-    {1024, 1024} };
+    {500, 500}, {1024, 1024} };
   for (testutil::Size sz : sizes)
     for (Content c : { Content::random, Content::natural, Content::all255 }) {
       HostImage src = testutil::make_image (sz.w, sz.h, c, 7, 1, 64);
@@ -953,6 +1124,44 @@ GST_START_TEST (test_gpu_video_sizes)
       for (Radius r : radii)
         for (BoxBorder b : borders)
           gpu_check_all (src, dsrc, 0, r, b, 1, 0, ws, stream, c);
+    }
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+GST_END_TEST;
+
+/* The sliding kernel at its tile and strip edges: sizes around the tile
+ * widths, radii around the strip heights, plane sizes whose plans differ
+ * (1080p, 4K, a tall and a wide plane), against the independent model. */
+GST_START_TEST (test_gpu_sliding_tiles)
+{
+  cudaStream_t stream;
+  CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  Workspace ws;
+  std::vector<testutil::Size> sizes (std::begin (sliding_sizes),
+      std::end (sliding_sizes));
+  if (!cip_test_small ())
+    sizes.insert (sizes.end (), { {1920, 1080}, {3840, 2160}, {97, 4000},
+        {5000, 61} });
+  for (const testutil::Size &sz : sizes)
+    for (Content c : { Content::random, Content::all255 }) {
+      HostImage src = testutil::make_image (sz.w, sz.h, c, 43, 1, 3);
+      DevBuf dsrc (src.bytes.size ());
+      dsrc.upload (src.bytes);
+      for (Radius r : sliding_radii)
+        for (BoxBorder b : borders) {
+          if ((long long) sz.w * sz.h > 1000000 && c != Content::random)
+            continue;
+          HostImage dst = make_dst (sz.w, sz.h, 1, 5);
+          std::vector<uint8_t> before = dst.bytes;
+          const std::vector<uint8_t> want = sliding_ref (src.view (), r, b);
+          std::vector<uint8_t> expect = before;
+          for (int y = 0; y < sz.h; y++)
+            memcpy (expect.data () + (size_t) y * dst.pitch, want.data () +
+                (size_t) y * sz.w, sz.w);
+          const std::string what = describe ("gpu sliding", sz.w, sz.h, c, r, b);
+          fail_unless (gpu_run_matches (src, dsrc, 0, r, b, BoxAlgorithm::sliding,
+                  SatMode::none, expect, dst, ws, stream, what), "%s", what.c_str ());
+        }
     }
   CUDA_OK (cudaStreamDestroy (stream));
 }
@@ -985,7 +1194,7 @@ GST_START_TEST (test_gpu_multiplane)
   CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   Workspace ws;
   for (BoxAlgorithm algo : { BoxAlgorithm::automatic, BoxAlgorithm::sat,
-          BoxAlgorithm::direct })
+          BoxAlgorithm::direct, BoxAlgorithm::sliding })
     for (BoxBorder b : borders) {
       const int W = 1921, H = 1081;   /* odd: chroma rounds up */
       const int cw = (W + 1) / 2, chh = (H + 1) / 2;
@@ -1073,7 +1282,8 @@ GST_START_TEST (test_gpu_16bit)
               BoxPlane p = k.plane (r);
               p.src.data = dsrc.p + 2 * k.ch;
               p.dst = ddst.p + 2 * k.ch;
-              for (BoxAlgorithm a : { BoxAlgorithm::automatic, BoxAlgorithm::sat }) {
+              for (BoxAlgorithm a : { BoxAlgorithm::automatic, BoxAlgorithm::sat,
+                      BoxAlgorithm::sliding }) {
                 ddst.upload (k.before);
                 size_t ws_bytes = 0;
                 void *d_ws = ws.get (&p, 1, &ws_bytes);
@@ -1148,6 +1358,7 @@ boxfilter_suite (void)
   tcase_add_test (tc, test_ref_multiplane);
   tcase_add_test (tc, test_ref_invalid_arguments);
   tcase_add_test (tc, test_ref_16bit);
+  tcase_add_test (tc, test_sliding_emulation);
   suite_add_tcase (s, tc);
 
   TCase *gpu = tcase_create ("gpu");
@@ -1159,6 +1370,7 @@ boxfilter_suite (void)
   tcase_add_test (gpu, test_gpu_video_sizes);
   tcase_add_test (gpu, test_gpu_wrapping_table);
   tcase_add_test (gpu, test_gpu_16bit);
+  tcase_add_test (gpu, test_gpu_sliding_tiles);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;

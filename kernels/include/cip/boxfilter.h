@@ -13,7 +13,7 @@
  * rx = 0 (or ry = 0) leaves that direction untouched (window width 1); rx, ry
  * are 0 .. boxfilter_max_radius and may exceed the frame.
  *
- * GPU algorithms (results are bit-identical; the CPU reference matches both):
+ * GPU algorithms (results are bit-identical; the CPU reference matches all):
  * - sat: a u32 summed area table of the plane (cip::integral, layout of
  *   integral.h) in the workspace, then one gather kernel for all planes of the
  *   call that reads 4 SAT taps per pixel (16-byte vector loads, 8 outputs per
@@ -26,9 +26,16 @@
  *   boxfilter_direct_max_radius.
  *   Its time grows with the radius, but up to 16 it is faster than computing
  *   a SAT.
- * - automatic: boxfilter_pick() per plane (direct up to radius 16, or up to 4
- *   when the plane brings a SAT; sat above), from bench/boxfilter on an H200.
- * Rounding: both use (sum + area/2) / area exactly; a constant area divides
+ * - sliding: one kernel for all planes (8- and 16-bit) that reads the source
+ *   and writes the output without any table: a block keeps vertical sliding
+ *   sums of its tile's columns (plus the horizontal halo) and scans them per
+ *   row in shared memory (detail/boxfilter_sliding.h). Constant work per
+ *   pixel in the window size, but the halo grows with the radius: tiles and
+ *   strips are chosen from radius, size and SM count.
+ * - automatic: boxfilter_pick() per plane (direct for small radii, sliding up
+ *   to a radius, sat above or for most planes that bring a SAT; the limits
+ *   are constants in host/boxfilter_host.cpp, from bench/boxfilter).
+ * Rounding: all use (sum + area/2) / area exactly; a constant area divides
  * by multiply-high with a precomputed magic number, a varying one (clip, at
  * the edges) by a float reciprocal with an integer correction step.
  * A plane may bring a precomputed u32 SAT of its source (e.g. from an upstream
@@ -59,7 +66,7 @@ namespace cip {
 
 enum class BoxBorder { clip, replicate };
 
-enum class BoxAlgorithm { automatic, sat, direct };
+enum class BoxAlgorithm { automatic, sat, direct, sliding };
 
 const char *box_algorithm_name (BoxAlgorithm a);
 const char *box_border_name (BoxBorder b);
@@ -107,7 +114,9 @@ BoxAlgorithm boxfilter_pick (const BoxPlane &plane);
  * and so is the sat algorithm (without a precomputed SAT) for planes that
  * cip::integral cannot serve. Empty planes are skipped. Launches: the SAT of
  * each plane that needs one (cip::integral), then one gather launch and/or
- * one direct launch for all planes. */
+ * one direct launch and/or one sliding launch (per sample size) for all
+ * planes. The sliding algorithm needs no workspace and ignores a plane's
+ * precomputed SAT. */
 Status boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border,
     void *d_ws, size_t ws_bytes, Stream stream,
     BoxAlgorithm algo = BoxAlgorithm::automatic);
