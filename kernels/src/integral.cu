@@ -35,26 +35,25 @@
  * Workspace (offsets in bytes, regions 256-aligned):
  *   [0, 256)              ticket, done counter
  *   [256, 256 + 4*16384)  flags, one per strip (0 none, 1 agg, 2 prefix)
- *   agg[strips][wp]       u16 strip column sums (wp = width rounded to 64)
+ *   agg[strips][wp]       u16 strip column sums (wp = width rounded to 64;
+ *                         u32 for 16-bit samples)
  *   above[strips][wp]     u32 column sums above each strip
- *   aggq, aboveq          u32, the same for squares when squared
+ *   aggq, aboveq          u32, the same for squares when squared (u64 for
+ *                         16-bit samples)
  * Only the control words are initialized; vectors are read only after their
  * flag says they were written. Vectors are valid up to the width rounded up
  * to 16 (zeros past the width).
  *
- * 16-bit samples (ImageView bytes 2) take a separate, plain path of four
- * launches (the 8-bit kernels above keep their byte-packed loads and u16
- * strip sums): each output row is the inclusive scan of its source row
- * (cub::BlockScan, one block per row); then strips of kSat16Rows rows sum
- * their columns, a scan over the strips of every column gives each strip's
- * column prefix, and each strip adds its prefix down its columns in place.
- * In u32 every step wraps modulo 2^32 (the same ring identity as 8-bit); in
- * u64 everything is exact (a squared sum below 65535^4 < 2^64).
+ * 16-bit samples (ImageView bytes 2) run the same multi_pass kernels on
+ * another sample layout (Px<2> below): a thread still owns 16 columns, read
+ * as two 16-byte loads a row, the value (word >> shift) & mask taken at the
+ * load; strip column sums are u32 (128 * 65535 does not fit u16) and column
+ * sums of squares u64 (65535^2 * rows does not fit u32). Column sums of the
+ * values stay exact in u32 (65535 * 65535 < 2^32). single_pass is 8-bit
+ * only: 16-bit requests for it run multi_pass.
  */
 #include <algorithm>
 #include <cstdint>
-
-#include <cub/block/block_scan.cuh>
 
 #include "cip/integral.h"
 #include "detail/check.cuh"
@@ -86,6 +85,12 @@
 #endif
 #ifndef CIP_SAT_PREFETCH_MULTI
 #define CIP_SAT_PREFETCH_MULTI 1    /* output pass loads the next rows early */
+#endif
+#ifndef CIP_SAT_PREFETCH_MULTI16
+#define CIP_SAT_PREFETCH_MULTI16 0  /* the same for 16-bit samples */
+#endif
+#ifndef CIP_SAT_BATCH_A16
+#define CIP_SAT_BATCH_A16 2       /* rows per step of the 16-bit aggregate pass */
 #endif
 #ifndef CIP_SAT_PREFETCH_SINGLE
 #define CIP_SAT_PREFETCH_SINGLE 0
@@ -135,11 +140,12 @@ struct SatParams {
   bool vec_in, vec_sum, vec_sq;
   uint32_t *ctl;              /* [0] ticket, [1] done */
   uint32_t *flags;
-  uint16_t *agg;
+  void *agg;                  /* Px<B>::Agg */
   uint32_t *above;
-  uint32_t *aggq;
-  uint32_t *aboveq;
+  void *aggq, *aboveq;        /* Px<B>::Sq */
   size_t wp;                  /* elements per workspace vector */
+  int shift;                  /* 16-bit samples: value = (word >> shift) */
+  uint32_t mask2;             /*   & mask, mask2 = mask in both halves */
 };
 
 /* With programmatic dependent launch (sm_90+), a kernel of the multi-pass
@@ -252,6 +258,195 @@ store_u32x16 (uint32_t *p, const uint32_t (&a)[kCols])
         make_uint4 (a[4 * q], a[4 * q + 1], a[4 * q + 2], a[4 * q + 3]));
 }
 
+__device__ __forceinline__ void
+load_u64x16 (const u64 *p, u64 (&a)[kCols])
+{
+#pragma unroll
+  for (int q = 0; q < kCols / 2; q++) {
+    const ulonglong2 v = __ldcg (reinterpret_cast<const ulonglong2 *> (p) + q);
+    a[2 * q] = v.x;
+    a[2 * q + 1] = v.y;
+  }
+}
+
+__device__ __forceinline__ void
+store_u64x16 (u64 *p, const u64 (&a)[kCols])
+{
+#pragma unroll
+  for (int q = 0; q < kCols / 2; q++)
+    __stcg (reinterpret_cast<ulonglong2 *> (p) + q,
+        make_ulonglong2 (a[2 * q], a[2 * q + 1]));
+}
+
+/* 8 16-bit samples from s, n of them (zeros past), two to a word. Out of
+ * line for the same reason as load_px16_generic. */
+__device__ __noinline__ uint4
+load_px8w_generic (const uint8_t *s, int step, int n)
+{
+  uint32_t w[4] = { 0, 0, 0, 0 };
+#pragma unroll
+  for (int k = 0; k < 8; k++)
+    if (k < n)
+      w[k >> 1] |= (uint32_t) __ldg (reinterpret_cast<const unsigned short *> (
+              s + (size_t) k * step)) << (16 * (k & 1));
+  return make_uint4 (w[0], w[1], w[2], w[3]);
+}
+
+/* A row's 16 16-bit values of one thread: samples 0..7 in lo, 8..15 in hi,
+ * two to a word (sample 2k in the low half of word k). */
+struct Vec16 {
+  uint4 lo, hi;
+};
+
+__device__ __forceinline__ uint32_t
+values2 (uint32_t w, const SatParams &p)
+{
+  return (w >> p.shift) & p.mask2;
+}
+
+/* The 16 values of row y from column x0 (x0 < width); zeros past the width. */
+__device__ __forceinline__ Vec16
+load_px16w (const SatParams &p, int y, int x0)
+{
+  const uint8_t *row = p.src + (size_t) y * p.src_pitch;
+  Vec16 v;
+  if (p.vec_in && x0 + kCols <= p.width) {
+    const uint4 *q = reinterpret_cast<const uint4 *> (row + 2 * (size_t) x0);
+    v.lo = __ldg (q);
+    v.hi = __ldg (q + 1);
+  } else {
+    const uint8_t *s = row + (size_t) x0 * p.step;
+    const int n = min (kCols, p.width - x0);
+    v.lo = load_px8w_generic (s, p.step, n);
+    v.hi = n > 8 ? load_px8w_generic (s + 8 * (size_t) p.step, p.step, n - 8)
+        : make_uint4 (0, 0, 0, 0);
+  }
+  v.lo = make_uint4 (values2 (v.lo.x, p), values2 (v.lo.y, p),
+      values2 (v.lo.z, p), values2 (v.lo.w, p));
+  v.hi = make_uint4 (values2 (v.hi.x, p), values2 (v.hi.y, p),
+      values2 (v.hi.z, p), values2 (v.hi.w, p));
+  return v;
+}
+
+/* Sample layouts of the strip kernels (B bytes a sample); a thread owns 16
+ * columns in both. Vec: one row's samples; Agg: strip column sums in the
+ * workspace; Sq: column sums of squares (registers, strip and above vectors);
+ * AggPair / SqPair: two adjacent columns' workspace sums, as the column scan
+ * loads them. */
+template <int B> struct Px;
+
+/* 8-bit: one 16-byte load, u16 strip sums (128 * 255 fits), u32 squares. */
+template <> struct Px<1> {
+  using Vec = uint4;
+  using Agg = uint16_t;
+  using Sq = uint32_t;
+  using AggPair = uint32_t;
+  using SqPair = uint2;
+  __device__ static __forceinline__ Vec zero () { return make_uint4 (0, 0, 0, 0); }
+  __device__ static __forceinline__ Vec load (const SatParams &p, int y, int x0) {
+    return load_px16 (p, y, x0);
+  }
+  __device__ static __forceinline__ uint32_t at (const Vec &v, int m) {
+    return byte_at (v, m);
+  }
+  __device__ static __forceinline__ uint32_t sum (const Vec &v) {
+    return row_sum16 (v);
+  }
+  __device__ static __forceinline__ uint32_t sumsq (const Vec &v) {
+    return row_sumsq16 (v);
+  }
+  __device__ static __forceinline__ Agg *agg (const SatParams &p) {
+    return static_cast<Agg *> (p.agg);
+  }
+  __device__ static __forceinline__ Sq *aggq (const SatParams &p) {
+    return static_cast<Sq *> (p.aggq);
+  }
+  __device__ static __forceinline__ Sq *aboveq (const SatParams &p) {
+    return static_cast<Sq *> (p.aboveq);
+  }
+  __device__ static __forceinline__ void load_sq (const Sq *q, Sq (&a)[kCols]) {
+    load_u32x16 (q, a);
+  }
+  __device__ static __forceinline__ AggPair ld_agg2 (const Agg *a) {
+    return __ldcg (reinterpret_cast<const uint32_t *> (a));
+  }
+  __device__ static __forceinline__ void add_agg2 (uint2 &s, AggPair a) {
+    s.x += a & 0xffffu;
+    s.y += a >> 16;
+  }
+  __device__ static __forceinline__ SqPair ld_sq2 (const Sq *q) {
+    return __ldcg (reinterpret_cast<const uint2 *> (q));
+  }
+  __device__ static __forceinline__ void st_sq2 (Sq *q, SqPair v) {
+    __stcg (reinterpret_cast<uint2 *> (q), v);
+  }
+};
+
+/* 16-bit: two 16-byte loads, the values shifted and masked at the load; u32
+ * strip sums (a whole column's, 65535 * 65535, fits too), u64 squares. */
+template <> struct Px<2> {
+  using Vec = Vec16;
+  using Agg = uint32_t;
+  using Sq = u64;
+  using AggPair = uint2;
+  using SqPair = ulonglong2;
+  __device__ static __forceinline__ Vec zero () {
+    return Vec16 { make_uint4 (0, 0, 0, 0), make_uint4 (0, 0, 0, 0) };
+  }
+  __device__ static __forceinline__ Vec load (const SatParams &p, int y, int x0) {
+    return load_px16w (p, y, x0);
+  }
+  __device__ static __forceinline__ uint32_t word (const Vec &v, int k) {
+    const uint4 &q = k < 4 ? v.lo : v.hi;
+    return (k & 3) == 0 ? q.x : (k & 3) == 1 ? q.y : (k & 3) == 2 ? q.z : q.w;
+  }
+  __device__ static __forceinline__ uint32_t at (const Vec &v, int m) {
+    const uint32_t w = word (v, m >> 1);
+    return m & 1 ? w >> 16 : w & 0xffffu;
+  }
+  __device__ static __forceinline__ uint32_t sum (const Vec &v) {
+    uint32_t s = 0;
+#pragma unroll
+    for (int k = 0; k < kCols / 2; k++)
+      s = __dp2a_lo (word (v, k), 0x0101u, s);   /* low + high half */
+    return s;
+  }
+  __device__ static __forceinline__ u64 sumsq (const Vec &v) {
+    u64 s = 0;
+#pragma unroll
+    for (int m = 0; m < kCols; m++) {
+      const uint32_t b = at (v, m);
+      s += (u64) b * b;
+    }
+    return s;
+  }
+  __device__ static __forceinline__ Agg *agg (const SatParams &p) {
+    return static_cast<Agg *> (p.agg);
+  }
+  __device__ static __forceinline__ Sq *aggq (const SatParams &p) {
+    return static_cast<Sq *> (p.aggq);
+  }
+  __device__ static __forceinline__ Sq *aboveq (const SatParams &p) {
+    return static_cast<Sq *> (p.aboveq);
+  }
+  __device__ static __forceinline__ void load_sq (const Sq *q, Sq (&a)[kCols]) {
+    load_u64x16 (q, a);
+  }
+  __device__ static __forceinline__ AggPair ld_agg2 (const Agg *a) {
+    return __ldcg (reinterpret_cast<const uint2 *> (a));
+  }
+  __device__ static __forceinline__ void add_agg2 (uint2 &s, AggPair a) {
+    s.x += a.x;
+    s.y += a.y;
+  }
+  __device__ static __forceinline__ SqPair ld_sq2 (const Sq *q) {
+    return __ldcg (reinterpret_cast<const ulonglong2 *> (q));
+  }
+  __device__ static __forceinline__ void st_sq2 (Sq *q, SqPair v) {
+    __stcg (reinterpret_cast<ulonglong2 *> (q), v);
+  }
+};
+
 /* ------------------------------------------------------ aggregate pass */
 
 /* Column sums of the strip's rows (and of their squares), written to
@@ -292,7 +487,7 @@ strip_aggregate (const SatParams &p, int strip)
         }
       }
     }
-    uint4 *dst = reinterpret_cast<uint4 *> (p.agg + (size_t) strip * p.wp + x0);
+    uint4 *dst = reinterpret_cast<uint4 *> (Px<1>::agg (p) + (size_t) strip * p.wp + x0);
     __stcg (dst, make_uint4 (c2[0], c2[1], c2[2], c2[3]));
     __stcg (dst + 1, make_uint4 (c2[4], c2[5], c2[6], c2[7]));
     if (SQ) {
@@ -300,8 +495,44 @@ strip_aggregate (const SatParams &p, int strip)
 #pragma unroll
       for (int m = 0; m < kCols; m++)
         t[m] = cq[SQ ? m : 0];
-      store_u32x16 (p.aggq + (size_t) strip * p.wp + x0, t);
+      store_u32x16 (Px<1>::aggq (p) + (size_t) strip * p.wp + x0, t);
     }
+  }
+}
+
+/* The same for 16-bit samples: plain u32 column sums (u64 for squares). */
+template <int NT, bool SQ>
+__device__ void
+strip_aggregate16 (const SatParams &p, int strip)
+{
+  const int y0 = strip * p.th;
+  const int rows = min (p.th, p.height - y0);
+  for (int s = 0; s < p.nseg; s++) {
+    const int x0 = s * kCols * NT + kCols * (int) threadIdx.x;
+    if (x0 >= p.width)
+      continue;
+    uint32_t c[kCols] = { };
+    u64 cq[SQ ? kCols : 1] = { };
+    constexpr int BA = CIP_SAT_BATCH_A16;
+    for (int r = 0; r < rows; r += BA) {
+      Vec16 v[BA];
+#pragma unroll
+      for (int k = 0; k < BA; k++)
+        v[k] = r + k < rows ? Px<2>::load (p, y0 + r + k, x0) : Px<2>::zero ();
+#pragma unroll
+      for (int k = 0; k < BA; k++) {
+#pragma unroll
+        for (int m = 0; m < kCols; m++) {
+          const uint32_t b = Px<2>::at (v[k], m);
+          c[m] += b;
+          if (SQ)
+            cq[SQ ? m : 0] += (u64) b * b;
+        }
+      }
+    }
+    store_u32x16 (Px<2>::agg (p) + (size_t) strip * p.wp + x0, c);
+    if constexpr (SQ)
+      store_u64x16 (Px<2>::aggq (p) + (size_t) strip * p.wp + x0, cq);
   }
 }
 
@@ -353,9 +584,9 @@ add_aggregates (const SatParams &p, int lo, int hi, int x0,
 {
 #pragma unroll (kLookbackUnroll)
   for (int j = lo; j < hi; j++) {
-    add_u16x16 (p.agg + (size_t) j * p.wp + x0, a);
+    add_u16x16 (Px<1>::agg (p) + (size_t) j * p.wp + x0, a);
     if (SQ)
-      add_u32x16 (p.aggq + (size_t) j * p.wp + x0, aq);
+      add_u32x16 (Px<1>::aggq (p) + (size_t) j * p.wp + x0, aq);
   }
 }
 
@@ -396,7 +627,7 @@ lookback (const SatParams &p, int i, int x0, bool sum_now,
         if (ps > 0) {
           add_u32x16 (p.above + (size_t) ps * p.wp + x0, a);
           if (SQ)
-            add_u32x16 (p.aboveq + (size_t) ps * p.wp + x0, aq);
+            add_u32x16 (Px<1>::aboveq (p) + (size_t) ps * p.wp + x0, aq);
         }
       }
     }
@@ -422,7 +653,7 @@ lookback_sum (const SatParams &p, int i, int ps, int x0, uint32_t (&a)[kCols],
   if (ps > 0) {
     load_u32x16 (p.above + (size_t) ps * p.wp + x0, a);
     if (SQ)
-      load_u32x16 (p.aboveq + (size_t) ps * p.wp + x0, aq);
+      load_u32x16 (Px<1>::aboveq (p) + (size_t) ps * p.wp + x0, aq);
   }
   add_aggregates<SQ> (p, ps, i, x0, a, aq);
 }
@@ -450,13 +681,14 @@ row_ptr (void *base, size_t pitch, int y)
 
 /* Writes one output row's part owned by this warp: out[x] for x in the warp's
  * 512 columns of the segment starting at seg0, x <= width. e is the exclusive
- * prefix at the thread's first column, c the column sums of its 16 columns.
+ * prefix at the thread's first column, c the column sums of its 16 columns
+ * (u32, or u64 for 16-bit squares).
  * extra: the segment ends exactly at the width, so out[width] (one past the
  * last lane of the block) is written by the block's last thread. */
-template <int NT, typename T>
+template <int NT, typename T, typename C>
 __device__ __forceinline__ void
 emit_row (T *orow, bool vec, int width, int seg0, T e,
-    const uint32_t (&c)[kCols], uint4 *stage, int lane, int warp, bool extra)
+    const C (&c)[kCols], uint4 *stage, int lane, int warp, bool extra)
 {
   using G = Stage<T>;
   T run = e;
@@ -529,14 +761,16 @@ stage_bytes ()
 
 /* Writes the strip's rows of segment s. c / cq hold the column sums above the
  * strip for the thread's 16 columns on entry and are advanced row by row.
- * buf / cb carry the double-buffer indices across segments. */
-template <int NT, typename T, bool SQ, bool PREFETCH>
+ * buf / cb carry the double-buffer indices across segments. B: Px<B>. */
+template <int NT, int B, typename T, bool SQ, bool PREFETCH>
 __device__ void
 strip_output (const SatParams &p, int strip, int s, uint32_t (&c)[kCols],
-    uint32_t (&cq)[kCols], OutSmem<NT, T, SQ> &sm, uint4 *stage, int &buf,
-    int &cb)
+    typename Px<B>::Sq (&cq)[kCols], OutSmem<NT, T, SQ> &sm, uint4 *stage,
+    int &buf, int &cb)
 {
   using namespace detail;
+  using X = Px<B>;
+  using Sq = typename X::Sq;
   constexpr int NW = NT / 32;
   constexpr int SEG = kCols * NT;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -558,18 +792,18 @@ strip_output (const SatParams &p, int strip, int s, uint32_t (&c)[kCols],
 
   /* PREFETCH: the next batch of rows is loaded while this one is scanned
    * and written (8 more registers) */
-  uint4 vn[kBatchC];
+  typename X::Vec vn[kBatchC];
 #pragma unroll
   for (int k = 0; k < kBatchC; k++)
-    vn[k] = PREFETCH && active && k < rows ? load_px16 (p, y0 + k, x0)
-        : make_uint4 (0, 0, 0, 0);
+    vn[k] = PREFETCH && active && k < rows ? X::load (p, y0 + k, x0)
+        : X::zero ();
   for (int rb = 0; rb < rows; rb += kBatchC) {
-    uint4 v[kBatchC];
+    typename X::Vec v[kBatchC];
 #pragma unroll
     for (int k = 0; k < kBatchC; k++) {
       const int r = rb + (PREFETCH ? kBatchC : 0) + k;
-      const uint4 nv = active && r < rows ? load_px16 (p, y0 + r, x0)
-          : make_uint4 (0, 0, 0, 0);
+      const typename X::Vec nv = active && r < rows ? X::load (p, y0 + r, x0)
+          : X::zero ();
       v[k] = PREFETCH ? vn[k] : nv;
       if (PREFETCH)
         vn[k] = nv;
@@ -578,13 +812,13 @@ strip_output (const SatParams &p, int strip, int s, uint32_t (&c)[kCols],
     u64 totq[kBatchC], incq[kBatchC];
 #pragma unroll
     for (int k = 0; k < kBatchC; k++) {
-      ctot += (T) row_sum16 (v[k]);
+      ctot += (T) X::sum (v[k]);
       tot[k] = ctot;
       inc[k] = warp_inclusive_scan (tot[k], lane);
       if (lane == 31)
         sm.wt[buf][k][warp] = inc[k];
       if (SQ) {
-        ctotq += row_sumsq16 (v[k]);
+        ctotq += X::sumsq (v[k]);
         totq[k] = ctotq;
         incq[k] = warp_inclusive_scan (totq[k], lane);
         if (lane == 31)
@@ -606,10 +840,10 @@ strip_output (const SatParams &p, int strip, int s, uint32_t (&c)[kCols],
         sm.carry[cb ^ 1][r] = cin + total;
 #pragma unroll
       for (int m = 0; m < kCols; m++) {
-        const uint32_t b = byte_at (v[k], m);
+        const uint32_t b = X::at (v[k], m);
         c[m] += b;
         if (SQ)
-          cq[m] += b * b;
+          cq[m] += (Sq) b * b;
       }
       emit_row<NT, T> (row_ptr<T> (p.sum, p.sum_pitch, y0 + r + 1), p.vec_sum,
           p.width, seg0, (T) (cin + wpre + (inc[k] - tot[k])), c, stage, lane,
@@ -699,7 +933,7 @@ sat_single_pass (const SatParams p)
       if (x0 < p.width && (!last || !one)) {
         store_u32x16 (p.above + (size_t) i * p.wp + x0, c);
         if (SQ)
-          store_u32x16 (p.aboveq + (size_t) i * p.wp + x0, cq);
+          store_u32x16 (Px<1>::aboveq (p) + (size_t) i * p.wp + x0, cq);
       }
     }
     if (!last) {
@@ -721,14 +955,14 @@ sat_single_pass (const SatParams p)
       if (i > 0 && x0 < p.width) {
         load_u32x16 (p.above + (size_t) i * p.wp + x0, c);
         if (SQ)
-          load_u32x16 (p.aboveq + (size_t) i * p.wp + x0, cq);
+          load_u32x16 (Px<1>::aboveq (p) + (size_t) i * p.wp + x0, cq);
       } else {
 #pragma unroll
         for (int m = 0; m < kCols; m++)
           c[m] = cq[m] = 0;
       }
     }
-    strip_output<NT, T, SQ, CIP_SAT_PREFETCH_SINGLE> (p, i, s, c, cq, sm,
+    strip_output<NT, 1, T, SQ, CIP_SAT_PREFETCH_SINGLE> (p, i, s, c, cq, sm,
         stage, buf, cb);
   }
 
@@ -747,11 +981,14 @@ sat_single_pass (const SatParams p)
   }
 }
 
-template <int NT, bool SQ>
+template <int NT, int B, bool SQ>
 __global__ void __launch_bounds__ (NT, CIP_SAT_MIN_BLOCKS (NT, SQ))
 sat_aggregate (const SatParams p)
 {
-  strip_aggregate<NT, SQ> (p, blockIdx.x);
+  if constexpr (B == 1)
+    strip_aggregate<NT, SQ> (p, blockIdx.x);
+  else
+    strip_aggregate16<NT, SQ> (p, blockIdx.x);
 }
 
 /* above_i = agg_0 + ... + agg_(i-1) for i = 1 .. strips-1. A block covers 64
@@ -759,87 +996,96 @@ sat_aggregate (const SatParams p)
  * loads its strips 8 at a time, so the scan costs a few L2 round trips. */
 constexpr int kScanWarps = 32;
 constexpr int kScanBatch = 8;
+/* 16-bit squares: half the batch (16-byte sums) keeps the registers of the
+ * 1024-thread block */
+template <int B, bool SQ>
+constexpr int kScanBatchOf = B == 2 && SQ ? kScanBatch / 2 : kScanBatch;
 
-template <bool SQ, bool STORE>
+template <typename P>
 __device__ __forceinline__ void
-scan_chunk (const SatParams &p, int x, int j0, int j1, uint2 &s, uint2 &sq)
+add2 (P &s, const P &b)
 {
-  for (int j = j0; j < j1; j += kScanBatch) {
-    uint32_t a[kScanBatch];
-    uint2 b[kScanBatch];
+  s.x += b.x;
+  s.y += b.y;
+}
+
+template <int B, bool SQ, bool STORE>
+__device__ __forceinline__ void
+scan_chunk (const SatParams &p, int x, int j0, int j1, uint2 &s,
+    typename Px<B>::SqPair &sq)
+{
+  using X = Px<B>;
+  constexpr int KB = kScanBatchOf<B, SQ>;
+  for (int j = j0; j < j1; j += KB) {
+    typename X::AggPair a[KB];
+    typename X::SqPair b[KB];
 #pragma unroll
-    for (int k = 0; k < kScanBatch; k++) {
+    for (int k = 0; k < KB; k++) {
       if (j + k < j1) {
-        a[k] = __ldcg (reinterpret_cast<const uint32_t *> (p.agg +
-                (size_t) (j + k) * p.wp + x));
+        a[k] = X::ld_agg2 (X::agg (p) + (size_t) (j + k) * p.wp + x);
         if (SQ)
-          b[k] = __ldcg (reinterpret_cast<const uint2 *> (p.aggq +
-                  (size_t) (j + k) * p.wp + x));
+          b[k] = X::ld_sq2 (X::aggq (p) + (size_t) (j + k) * p.wp + x);
       }
     }
 #pragma unroll
-    for (int k = 0; k < kScanBatch; k++) {
+    for (int k = 0; k < KB; k++) {
       if (j + k < j1) {
-        s.x += a[k] & 0xffffu;
-        s.y += a[k] >> 16;
+        X::add_agg2 (s, a[k]);
         if (STORE)
           __stcg (reinterpret_cast<uint2 *> (p.above + (size_t) (j + k + 1) *
                   p.wp + x), s);
         if (SQ) {
-          sq.x += b[k].x;
-          sq.y += b[k].y;
+          add2 (sq, b[k]);
           if (STORE)
-            __stcg (reinterpret_cast<uint2 *> (p.aboveq + (size_t) (j + k + 1) *
-                    p.wp + x), sq);
+            X::st_sq2 (X::aboveq (p) + (size_t) (j + k + 1) * p.wp + x, sq);
         }
       }
     }
   }
 }
 
-template <bool SQ>
+template <int B, bool SQ>
 __global__ void __launch_bounds__ (32 * kScanWarps)
 sat_column_scan (const SatParams p)
 {
+  using X = Px<B>;
+  using SqPair = typename X::SqPair;
+  constexpr int KB = kScanBatchOf<B, SQ>;
   __shared__ uint2 part[kScanWarps][32];
-  __shared__ uint2 partq[kScanWarps][SQ ? 32 : 1];
+  __shared__ SqPair partq[kScanWarps][SQ ? 32 : 1];
   const int lane = threadIdx.x & 31, g = threadIdx.x >> 5;
   const int x = blockIdx.x * 64 + 2 * lane;
   const int m = p.strips - 1;
   const int chunk = (m + kScanWarps - 1) / kScanWarps;
   const int j0 = min (m, g * chunk), j1 = min (m, j0 + chunk);
   const bool act = x < p.w16;
-  uint2 s = make_uint2 (0, 0), sq = make_uint2 (0, 0);
+  uint2 s = make_uint2 (0, 0);
+  SqPair sq = { };
   wait_for_previous_kernel ();
   /* short chunks (up to kScanBatch strips a warp) stay in registers between
    * the two halves of the scan: one L2 round trip less */
-  const bool in_regs = chunk <= kScanBatch;
-  uint32_t ra[kScanBatch];
-  uint2 rb[kScanBatch];
+  const bool in_regs = chunk <= KB;
+  typename X::AggPair ra[KB];
+  SqPair rb[KB];
   if (act && in_regs) {
 #pragma unroll
-    for (int k = 0; k < kScanBatch; k++) {
-      ra[k] = 0;
-      rb[k] = make_uint2 (0, 0);
+    for (int k = 0; k < KB; k++) {
+      ra[k] = { };
+      rb[k] = { };
       if (j0 + k < j1) {
-        ra[k] = __ldcg (reinterpret_cast<const uint32_t *> (p.agg +
-                (size_t) (j0 + k) * p.wp + x));
+        ra[k] = X::ld_agg2 (X::agg (p) + (size_t) (j0 + k) * p.wp + x);
         if (SQ)
-          rb[k] = __ldcg (reinterpret_cast<const uint2 *> (p.aggq +
-                  (size_t) (j0 + k) * p.wp + x));
+          rb[k] = X::ld_sq2 (X::aggq (p) + (size_t) (j0 + k) * p.wp + x);
       }
     }
 #pragma unroll
-    for (int k = 0; k < kScanBatch; k++) {
-      s.x += ra[k] & 0xffffu;
-      s.y += ra[k] >> 16;
-      if (SQ) {
-        sq.x += rb[k].x;
-        sq.y += rb[k].y;
-      }
+    for (int k = 0; k < KB; k++) {
+      X::add_agg2 (s, ra[k]);
+      if (SQ)
+        add2 (sq, rb[k]);
     }
   } else if (act) {
-    scan_chunk<SQ, false> (p, x, j0, j1, s, sq);
+    scan_chunk<B, SQ, false> (p, x, j0, j1, s, sq);
   }
   part[g][lane] = s;
   if (SQ)
@@ -848,40 +1094,35 @@ sat_column_scan (const SatParams p)
   if (!act)
     return;
   s = make_uint2 (0, 0);
-  sq = make_uint2 (0, 0);
+  sq = { };
   for (int h = 0; h < g; h++) {
-    s.x += part[h][lane].x;
-    s.y += part[h][lane].y;
-    if (SQ) {
-      sq.x += partq[h][SQ ? lane : 0].x;
-      sq.y += partq[h][SQ ? lane : 0].y;
-    }
+    add2 (s, part[h][lane]);
+    if (SQ)
+      add2 (sq, partq[h][SQ ? lane : 0]);
   }
   if (!in_regs) {
-    scan_chunk<SQ, true> (p, x, j0, j1, s, sq);
+    scan_chunk<B, SQ, true> (p, x, j0, j1, s, sq);
     return;
   }
 #pragma unroll
-  for (int k = 0; k < kScanBatch; k++) {
+  for (int k = 0; k < KB; k++) {
     if (j0 + k < j1) {
-      s.x += ra[k] & 0xffffu;
-      s.y += ra[k] >> 16;
+      X::add_agg2 (s, ra[k]);
       __stcg (reinterpret_cast<uint2 *> (p.above + (size_t) (j0 + k + 1) *
               p.wp + x), s);
       if (SQ) {
-        sq.x += rb[k].x;
-        sq.y += rb[k].y;
-        __stcg (reinterpret_cast<uint2 *> (p.aboveq + (size_t) (j0 + k + 1) *
-                p.wp + x), sq);
+        add2 (sq, rb[k]);
+        X::st_sq2 (X::aboveq (p) + (size_t) (j0 + k + 1) * p.wp + x, sq);
       }
     }
   }
 }
 
-template <int NT, typename T, bool SQ>
+template <int NT, int B, typename T, bool SQ>
 __global__ void __launch_bounds__ (NT, CIP_SAT_MIN_BLOCKS (NT, SQ))
 sat_output (const SatParams p)
 {
+  using X = Px<B>;
   __shared__ OutSmem<NT, T, SQ> sm;
   extern __shared__ uint4 dyn_stage[];
   const int tid = threadIdx.x;
@@ -893,20 +1134,24 @@ sat_output (const SatParams p)
   wait_for_previous_kernel ();
   __syncthreads ();
   int buf = 0, cb = 0;
-  uint32_t c[kCols], cq[kCols];
+  uint32_t c[kCols];
+  typename X::Sq cq[kCols];
   for (int s = 0; s < p.nseg; s++) {
     const int x0 = s * kCols * NT + kCols * tid;
     if (i > 0 && x0 < p.width) {
       load_u32x16 (p.above + (size_t) i * p.wp + x0, c);
       if (SQ)
-        load_u32x16 (p.aboveq + (size_t) i * p.wp + x0, cq);
+        X::load_sq (X::aboveq (p) + (size_t) i * p.wp + x0, cq);
     } else {
 #pragma unroll
-      for (int m = 0; m < kCols; m++)
-        c[m] = cq[m] = 0;
+      for (int m = 0; m < kCols; m++) {
+        c[m] = 0;
+        cq[m] = 0;
+      }
     }
-    strip_output<NT, T, SQ, CIP_SAT_PREFETCH_MULTI> (p, i, s, c, cq, sm, stage,
-        buf, cb);
+    strip_output<NT, B, T, SQ, B == 1 ? CIP_SAT_PREFETCH_MULTI :
+        CIP_SAT_PREFETCH_MULTI16> (p, i, s, c, cq, sm,
+        stage, buf, cb);
   }
 }
 
@@ -964,22 +1209,25 @@ align256 (size_t v)
   return (v + 255) / 256 * 256;
 }
 
+/* bytes: of a sample (Px<bytes>: the sizes of Agg and Sq) */
 Layout
-make_layout (int width, int strips, bool squared)
+make_layout (int width, int strips, bool squared, int bytes)
 {
   Layout l;
   l.wp = (size_t) round_up (width, 64);
   const size_t n = (size_t) strips;
+  const size_t agg_es = bytes == 1 ? sizeof (Px<1>::Agg) : sizeof (Px<2>::Agg);
+  const size_t sq_es = bytes == 1 ? sizeof (Px<1>::Sq) : sizeof (Px<2>::Sq);
   size_t off = kDataOffset;
   l.agg = off;
-  off = align256 (off + n * l.wp * sizeof (uint16_t));
+  off = align256 (off + n * l.wp * agg_es);
   l.above = off;
   off = align256 (off + n * l.wp * sizeof (uint32_t));
   if (squared) {
     l.aggq = off;
-    off = align256 (off + n * l.wp * sizeof (uint32_t));
+    off = align256 (off + n * l.wp * sq_es);
     l.aboveq = off;
-    off = align256 (off + n * l.wp * sizeof (uint32_t));
+    off = align256 (off + n * l.wp * sq_es);
   }
   l.total = off;
   return l;
@@ -1047,226 +1295,6 @@ sat_config (int width, int height, SatType type, bool squared,
 
 }  // namespace detail
 
-namespace {
-
-/* ---- 16-bit samples ------------------------------------------------------ */
-
-constexpr int kSat16Rows = 64;          /* rows per strip of the column pass */
-constexpr int kSat16Threads = 256;
-constexpr int kSat16Items = 8;          /* columns per thread per row tile */
-
-struct Sat16Params {
-  const uint8_t *src;
-  size_t src_pitch;
-  int width, height, step, shift;
-  uint32_t mask;
-  uint8_t *sum;
-  size_t sum_pitch;
-  uint8_t *sq;                          /* u64 table or null */
-  size_t sq_pitch;
-  int strips;
-  uint8_t *tot, *totq;                  /* [strips][width + 1] of T / u64 */
-};
-
-size_t
-sat16_workspace_bytes (int width, int height, SatType type, bool squared)
-{
-  const size_t strips = ((size_t) height + kSat16Rows - 1) / kSat16Rows;
-  const size_t cols = (size_t) width + 1;
-  const size_t es = type == SatType::u32 ? 4 : 8;
-  /* after the 8-bit path's control words and flags, which stay zero */
-  return align256 (kDataOffset) + align256 (strips * cols * es) +
-      (squared ? strips * cols * 8 : 0);
-}
-
-template <typename T>
-__device__ __forceinline__ T *
-row_of (uint8_t *base, size_t pitch, int y)
-{
-  return reinterpret_cast<T *> (base + (size_t) y * pitch);
-}
-
-/* Row pass: output row y + 1 = (0, inclusive scan of source row y); block b
- * takes rows b - 1, b - 1 + gridDim.x, ... (row -1: output row 0, zeros). */
-template <typename T, bool SQ>
-__global__ void __launch_bounds__ (kSat16Threads)
-sat16_rows (const Sat16Params p)
-{
-  using Scan = cub::BlockScan<T, kSat16Threads>;
-  using ScanQ = cub::BlockScan<u64, kSat16Threads>;
-  __shared__ typename Scan::TempStorage ts;
-  __shared__ typename ScanQ::TempStorage tsq;
-  const int tid = threadIdx.x;
-  for (int y = (int) blockIdx.x - 1; y < p.height; y += (int) gridDim.x) {
-    T *out = row_of<T> (p.sum, p.sum_pitch, y + 1);
-    u64 *oq = SQ ? row_of<u64> (p.sq, p.sq_pitch, y + 1) : nullptr;
-    if (y < 0) {
-      for (int x = tid; x <= p.width; x += kSat16Threads) {
-        out[x] = 0;
-        if (SQ)
-          oq[x] = 0;
-      }
-      continue;
-    }
-    if (tid == 0) {
-      out[0] = 0;
-      if (SQ)
-        oq[0] = 0;
-    }
-    const uint8_t *row = p.src + (size_t) y * p.src_pitch;
-    T carry = 0;
-    u64 carryq = 0;
-    for (int x0 = 0; x0 < p.width; x0 += kSat16Threads * kSat16Items) {
-      T v[kSat16Items], pre[kSat16Items], agg;
-      u64 q[kSat16Items], preq[kSat16Items], aggq = 0;
-#pragma unroll
-      for (int k = 0; k < kSat16Items; k++) {
-        const int x = x0 + tid * kSat16Items + k;
-        uint32_t s = 0;
-        if (x < p.width)
-          s = ((uint32_t) __ldg (reinterpret_cast<const unsigned short *> (row +
-                      (size_t) x * p.step)) >> p.shift) & p.mask;
-        v[k] = (T) s;
-        q[k] = (u64) s * s;
-      }
-      Scan (ts).ExclusiveSum (v, pre, agg);
-      if (SQ)
-        ScanQ (tsq).ExclusiveSum (q, preq, aggq);
-#pragma unroll
-      for (int k = 0; k < kSat16Items; k++) {
-        const int x = x0 + tid * kSat16Items + k;
-        if (x < p.width) {
-          out[x + 1] = carry + pre[k] + v[k];
-          if (SQ)
-            oq[x + 1] = carryq + preq[k] + q[k];
-        }
-      }
-      carry += agg;
-      carryq += aggq;
-      __syncthreads ();         /* the scans' storage is reused */
-    }
-  }
-}
-
-/* Column passes 1 and 3 over strip s of column x (output rows 1 + s * R ..):
- * PREFIX false: tot[s][x] = the strip's column sum; PREFIX true: each row
- * becomes the running sum from tot[s][x] (the strip's prefix) down. */
-template <typename T, bool SQ, bool PREFIX>
-__global__ void
-sat16_strip_columns (const Sat16Params p)
-{
-  const int x = (int) (blockIdx.x * blockDim.x + threadIdx.x) + 1;
-  const int s = (int) blockIdx.y;
-  if (x > p.width)
-    return;
-  const size_t ti = (size_t) s * ((size_t) p.width + 1) + x;
-  T run = PREFIX ? reinterpret_cast<const T *> (p.tot)[ti] : 0;
-  u64 runq = PREFIX && SQ ? reinterpret_cast<const u64 *> (p.totq)[ti] : 0;
-  const int y1 = min (p.height, (s + 1) * kSat16Rows);
-  for (int y = s * kSat16Rows + 1; y <= y1; y++) {
-    T *o = row_of<T> (p.sum, p.sum_pitch, y) + x;
-    run += __ldcg (o);
-    if (PREFIX)
-      *o = run;
-    if (SQ) {
-      u64 *oq = row_of<u64> (p.sq, p.sq_pitch, y) + x;
-      runq += __ldcg (oq);
-      if (PREFIX)
-        *oq = runq;
-    }
-  }
-  if (!PREFIX) {
-    reinterpret_cast<T *> (p.tot)[ti] = run;
-    if (SQ)
-      reinterpret_cast<u64 *> (p.totq)[ti] = runq;
-  }
-}
-
-/* Column pass 2: the strips' sums of every column become exclusive prefixes. */
-template <typename T, bool SQ>
-__global__ void
-sat16_strip_scan (const Sat16Params p)
-{
-  const int x = (int) (blockIdx.x * blockDim.x + threadIdx.x) + 1;
-  if (x > p.width)
-    return;
-  const size_t cols = (size_t) p.width + 1;
-  T run = 0;
-  u64 runq = 0;
-  for (int s = 0; s < p.strips; s++) {
-    T *t = reinterpret_cast<T *> (p.tot) + (size_t) s * cols + x;
-    const T v = *t;
-    *t = run;
-    run += v;
-    if (SQ) {
-      u64 *tq = reinterpret_cast<u64 *> (p.totq) + (size_t) s * cols + x;
-      const u64 vq = *tq;
-      *tq = runq;
-      runq += vq;
-    }
-  }
-}
-
-template <typename T, bool SQ>
-Status
-run_sat16 (const Sat16Params &p, cudaStream_t stream)
-{
-  const int rows_grid = std::min (p.height + 1, 8192);
-  sat16_rows<T, SQ><<<rows_grid, kSat16Threads, 0, stream>>> (p);
-  CIP_LAUNCH_CHECK (stream, "sat16_rows");
-  const dim3 cgrid ((unsigned) ((p.width + 255) / 256), (unsigned) p.strips);
-  if (p.strips > 1) {
-    sat16_strip_columns<T, SQ, false><<<cgrid, 256, 0, stream>>> (p);
-    CIP_LAUNCH_CHECK (stream, "sat16_strip_sums");
-    sat16_strip_scan<T, SQ><<<(p.width + 255) / 256, 256, 0, stream>>> (p);
-    CIP_LAUNCH_CHECK (stream, "sat16_strip_scan");
-  } else {
-    /* one strip: its prefix is zero */
-    CIP_CUDA_TRY (cudaMemsetAsync (p.tot, 0, ((size_t) p.width + 1) *
-            sizeof (T), stream));
-    if (SQ)
-      CIP_CUDA_TRY (cudaMemsetAsync (p.totq, 0, ((size_t) p.width + 1) * 8,
-              stream));
-  }
-  sat16_strip_columns<T, SQ, true><<<cgrid, 256, 0, stream>>> (p);
-  CIP_LAUNCH_CHECK (stream, "sat16_columns");
-  return Status::ok;
-}
-
-/* The 16-bit path of integral() (arguments checked, sizes non-zero). */
-Status
-integral16 (const ImageView &src, SatType type, const SatDest &dst,
-    void *d_ws, size_t ws_bytes, cudaStream_t stream)
-{
-  const int w = src.width, h = src.height;
-  const bool sq = dst.sqsum != nullptr;
-  if (!d_ws || ws_bytes < sat16_workspace_bytes (w, h, type, sq) ||
-      (uintptr_t) d_ws % 16 != 0)
-    return Status::invalid_argument;
-  Sat16Params p;
-  p.src = src.data;
-  p.src_pitch = src.pitch;
-  p.width = w;
-  p.height = h;
-  p.step = src.step;
-  p.shift = src.shift;
-  p.mask = src.max_value ();
-  p.sum = static_cast<uint8_t *> (dst.sum);
-  p.sum_pitch = dst.sum_pitch;
-  p.sq = reinterpret_cast<uint8_t *> (dst.sqsum);
-  p.sq_pitch = dst.sqsum_pitch;
-  p.strips = (h + kSat16Rows - 1) / kSat16Rows;
-  const size_t es = type == SatType::u32 ? 4 : 8;
-  p.tot = static_cast<uint8_t *> (d_ws) + align256 (kDataOffset);
-  p.totq = p.tot + align256 ((size_t) p.strips * ((size_t) w + 1) * es);
-  if (type == SatType::u32)
-    return sq ? run_sat16<uint32_t, true> (p, stream) :
-        run_sat16<uint32_t, false> (p, stream);
-  return sq ? run_sat16<u64, true> (p, stream) : run_sat16<u64, false> (p, stream);
-}
-
-}  // namespace
-
 /* The choice of SatAlgorithm::automatic, from bench/integral on an H200
  * (u32, median of 100 runs; NPP nppiIntegral_8u32s 0.072 / 0.250 / 1.04 /
  * 9.10 ms):
@@ -1292,13 +1320,13 @@ integral_workspace_bytes (int width, int height, SatType type, bool squared)
   if (width <= 0 || height <= 0 || width > detail::kSatMaxSide ||
       height > detail::kSatMaxSide)
     return 0;
-  /* room for either algorithm: the one with more strips */
+  /* room for either algorithm (the one with more strips) and either sample
+   * size (16-bit sums are the wider) */
   const detail::SatConfig a = detail::sat_config (width, height, type, squared,
       SatAlgorithm::single_pass);
   const detail::SatConfig b = detail::sat_config (width, height, type, squared,
       SatAlgorithm::multi_pass);
-  return std::max (make_layout (width, std::max (a.strips, b.strips),
-          squared).total, sat16_workspace_bytes (width, height, type, squared));
+  return make_layout (width, std::max (a.strips, b.strips), squared, 2).total;
 }
 
 Status
@@ -1359,39 +1387,55 @@ pdl_supported ()
 #endif
 }
 
-template <int NT, typename T, bool SQ>
+/* B: bytes a sample (Px<B>); single_pass is 8-bit only (B 2 runs multi_pass,
+ * the config integral() resolved for it). */
+template <int NT, int B, typename T, bool SQ>
 Status
 run_sat (const SatParams &p, SatAlgorithm algo, cudaStream_t stream)
 {
   constexpr size_t smem = stage_bytes<NT, T, SQ> ();
-  if (algo == SatAlgorithm::single_pass)
-    return launch (sat_single_pass<NT, T, SQ>, p.strips, NT, smem, stream, p,
-        "sat_single_pass");
-  Status st = launch (sat_aggregate<NT, SQ>, p.strips, NT, 0, stream, p,
+  if constexpr (B == 1) {
+    if (algo == SatAlgorithm::single_pass)
+      return launch (sat_single_pass<NT, T, SQ>, p.strips, NT, smem, stream, p,
+          "sat_single_pass");
+  }
+  Status st = launch (sat_aggregate<NT, B, SQ>, p.strips, NT, 0, stream, p,
       "sat_aggregate");
   if (st != Status::ok)
     return st;
   const bool pdl = pdl_supported ();
   if (p.strips > 1) {
-    st = launch (sat_column_scan<SQ>, (p.w16 + 63) / 64, 32 * kScanWarps, 0,
+    st = launch (sat_column_scan<B, SQ>, (p.w16 + 63) / 64, 32 * kScanWarps, 0,
         stream, p, "sat_column_scan", pdl);
     if (st != Status::ok)
       return st;
   }
-  return launch (sat_output<NT, T, SQ>, p.strips, NT, smem, stream, p,
+  return launch (sat_output<NT, B, T, SQ>, p.strips, NT, smem, stream, p,
       "sat_output", pdl);
 }
 
-template <typename T, bool SQ>
+template <int B, typename T, bool SQ>
 Status
 run_threads (const SatParams &p, int threads, SatAlgorithm algo,
     cudaStream_t stream)
 {
   switch (threads) {
-    case 128: return run_sat<128, T, SQ> (p, algo, stream);
-    case 256: return run_sat<256, T, SQ> (p, algo, stream);
-    default: return run_sat<512, T, SQ> (p, algo, stream);
+    case 128: return run_sat<128, B, T, SQ> (p, algo, stream);
+    case 256: return run_sat<256, B, T, SQ> (p, algo, stream);
+    default: return run_sat<512, B, T, SQ> (p, algo, stream);
   }
+}
+
+template <int B>
+Status
+run_type (const SatParams &p, SatType type, bool sq, const detail::SatConfig &cfg,
+    cudaStream_t cs)
+{
+  if (type == SatType::u32)
+    return sq ? run_threads<B, uint32_t, true> (p, cfg.threads, cfg.algo, cs)
+        : run_threads<B, uint32_t, false> (p, cfg.threads, cfg.algo, cs);
+  return sq ? run_threads<B, u64, true> (p, cfg.threads, cfg.algo, cs)
+      : run_threads<B, u64, false> (p, cfg.threads, cfg.algo, cs);
 }
 
 }  // namespace
@@ -1422,11 +1466,12 @@ integral (const ImageView &src, SatType type, const SatDest &dst, void *d_ws,
   }
   if (w > detail::kSatMaxSide || h > detail::kSatMaxSide)
     return Status::unsupported;
-  if (src.bytes == 2)
-    return integral16 (src, type, dst, d_ws, ws_bytes, cs);
   const bool sq = dst.sqsum != nullptr;
+  const int bytes = src.bytes;
+  if (bytes == 2 && algo == SatAlgorithm::single_pass)
+    algo = SatAlgorithm::multi_pass;      /* 8-bit only */
   const detail::SatConfig cfg = detail::sat_config (w, h, type, sq, algo);
-  const Layout lay = make_layout (w, cfg.strips, sq);
+  const Layout lay = make_layout (w, cfg.strips, sq, bytes);
   if (!d_ws || ws_bytes < lay.total || (uintptr_t) d_ws % 16 != 0)
     return Status::invalid_argument;
 
@@ -1436,6 +1481,8 @@ integral (const ImageView &src, SatType type, const SatDest &dst, void *d_ws,
   p.width = w;
   p.height = h;
   p.step = src.step;
+  p.shift = src.shift;
+  p.mask2 = src.max_value () * 0x10001u;
   p.w16 = round_up (w, kCols);
   p.sum = dst.sum;
   p.sum_pitch = dst.sum_pitch;
@@ -1445,24 +1492,20 @@ integral (const ImageView &src, SatType type, const SatDest &dst, void *d_ws,
   p.strips = cfg.strips;
   p.nseg = cfg.segments;
   p.lookback = cfg.lookback;
-  p.vec_in = src.step == 1 && (uintptr_t) src.data % 16 == 0 &&
+  p.vec_in = src.step == bytes && (uintptr_t) src.data % 16 == 0 &&
       (h == 1 || src.pitch % 16 == 0);
   p.vec_sum = (uintptr_t) dst.sum % 16 == 0 && dst.sum_pitch % 16 == 0;
   p.vec_sq = sq && (uintptr_t) dst.sqsum % 16 == 0 && dst.sqsum_pitch % 16 == 0;
   uint8_t *ws = static_cast<uint8_t *> (d_ws);
   p.ctl = reinterpret_cast<uint32_t *> (ws);
   p.flags = reinterpret_cast<uint32_t *> (ws + kFlagsOffset);
-  p.agg = reinterpret_cast<uint16_t *> (ws + lay.agg);
+  p.agg = ws + lay.agg;
   p.above = reinterpret_cast<uint32_t *> (ws + lay.above);
-  p.aggq = sq ? reinterpret_cast<uint32_t *> (ws + lay.aggq) : nullptr;
-  p.aboveq = sq ? reinterpret_cast<uint32_t *> (ws + lay.aboveq) : nullptr;
+  p.aggq = sq ? ws + lay.aggq : nullptr;
+  p.aboveq = sq ? ws + lay.aboveq : nullptr;
   p.wp = lay.wp;
-
-  if (type == SatType::u32)
-    return sq ? run_threads<uint32_t, true> (p, cfg.threads, cfg.algo, cs)
-        : run_threads<uint32_t, false> (p, cfg.threads, cfg.algo, cs);
-  return sq ? run_threads<u64, true> (p, cfg.threads, cfg.algo, cs)
-      : run_threads<u64, false> (p, cfg.threads, cfg.algo, cs);
+  return bytes == 1 ? run_type<1> (p, type, sq, cfg, cs)
+      : run_type<2> (p, type, sq, cfg, cs);
 }
 
 }  // namespace cip

@@ -31,8 +31,8 @@ enum class SatType { u32, u64 };
  * look-back through per-strip flags (1R1W). multi_pass: strip aggregates,
  * their column scan, then the strip SATs (2R1W, three launches).
  * automatic: the faster one for the size, as measured by bench/integral.
- * 16-bit views take one plain path whatever the algorithm: row scans, then
- * strip column sums, their scan and the column prefixes (four launches). */
+ * 16-bit views run multi_pass's kernels on 16-bit samples; single_pass is
+ * 8-bit only (a 16-bit request for it runs multi_pass). */
 enum class SatAlgorithm { automatic, single_pass, multi_pass };
 
 const char *sat_algorithm_name (SatAlgorithm a);
