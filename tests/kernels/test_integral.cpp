@@ -483,7 +483,8 @@ ensure_workspace ()
     return;
   size_t need = 0;
   const int sizes[][2] = { {7680, 4320}, {3840, 2160}, {1920, 1080},
-    {1, 65535}, {65535, 3}, {20000, 17}, {100, 4321}, {3, 5000} };
+    {1, 65535}, {65535, 3}, {20000, 17}, {100, 4321}, {3, 5000},
+    {65535, 65}, {33, 65535} };
   for (auto &s : sizes)
     for (const Variant &v : all_variants)
       need = std::max (need, cip::integral_workspace_bytes (s[0], s[1], v.type,
@@ -853,12 +854,47 @@ GST_START_TEST (test_gpu_invalid_arguments)
 GST_END_TEST;
 
 
+/* Every variant on one 10- or 16-bit image: channel chans - 1 of `chans`
+ * interleaved ones (step 2 * chans bytes), junk in the bits outside the
+ * values, `pad` bytes of row padding; every algorithm (single_pass runs
+ * multi_pass on 16-bit) or only automatic. Destination pitch modes rotate
+ * with salt. Returns the number of failing cases. */
+int
+gpu16_image_cases (int w, int h, Content c, const Layout16 &l, int chans,
+    size_t pad, int salt, bool every_algo)
+{
+  ensure_workspace ();
+  HostImage img = make_image16 (w, h, c, l.depth, l.shift, 13 + salt, chans,
+      pad, true);
+  const int ch = chans - 1;
+  int failures = 0;
+  for (int k = 0; k < 4; k++) {
+    const Variant &v = all_variants[k];
+    const size_t es = v.type == cip::SatType::u32 ? 4 : 8;
+    RefResult want (w, h, v, dst_pitch (w, es, (PitchMode) ((salt + k) % 3)),
+        dst_pitch (w, 8, (PitchMode) ((salt + k + 1) % 3)));
+    fail_unless (run_ref (img.view (2 * ch), v, want) == cip::Status::ok);
+    for (cip::SatAlgorithm a : all_algos) {
+      if (!every_algo && a != cip::SatAlgorithm::automatic)
+        continue;
+      char buf[256];
+      snprintf (buf, sizeof (buf), "gpu16 %s %s %dx%d %s step=%d ch=%d "
+          "srcpitch=%zu %s sumpitch=%zu sqpitch=%zu", cip::sat_algorithm_name (a),
+          l.name, w, h, content_name (c), 2 * chans, ch, img.pitch,
+          variant_name (v).c_str (), want.sum.pitch,
+          v.sq ? want.sq.pitch : (size_t) 0);
+      if (!gpu_case (img, 2 * ch, v, a, want, buf))
+        failures++;
+    }
+  }
+  return failures;
+}
+
 /* 10- and 16-bit planes and channels on the GPU against the reference, every
  * variant, at edge and video sizes (the u32 tables of all-max frames wrap). */
 GST_START_TEST (test_gpu_16bit)
 {
-  ensure_workspace ();
-  int failures = 0;
+  int failures = 0, salt = 0;
   const Size sizes[] = { {1, 1}, {2, 1}, {1, 70}, {31, 17}, {257, 3},
     {300, 300}, {2049, 65}, {1920, 1080}, {3840, 2160} };
   for (const Layout16 &l : layouts16)
@@ -867,21 +903,100 @@ GST_START_TEST (test_gpu_16bit)
         for (int chans : { 1, 2 }) {
           if (chans == 2 && sz.w * sz.h > 1920 * 1080)
             continue;
-          HostImage img = make_image16 (sz.w, sz.h, c, l.depth, l.shift, 13,
-              chans, chans == 1 ? 0 : 10, true);
-          const int ch = chans - 1;
-          for (const Variant &v : all_variants) {
-            const size_t es = v.type == cip::SatType::u32 ? 4 : 8;
-            RefResult want (sz.w, sz.h, v, dst_pitch (sz.w, es, PitchMode::odd),
-                dst_pitch (sz.w, 8, PitchMode::aligned256));
-            fail_unless (run_ref (img.view (2 * ch), v, want) == cip::Status::ok);
-            const std::string what = std::string ("gpu16 ") + l.name + " " +
-                case_name (sz.w, sz.h, c, Chan { 2 * chans, ch }, PitchMode::odd, v);
-            if (!gpu_case (img, 2 * ch, v, cip::SatAlgorithm::automatic, want, what))
-              failures++;
-          }
+          failures += gpu16_image_cases (sz.w, sz.h, c, l, chans,
+              chans == 1 ? 0 : 10, salt++, false);
         }
   fail_unless (failures == 0, "%d failing 16-bit GPU cases", failures);
+}
+GST_END_TEST;
+
+/* 16-bit shapes around the kernels' boundaries (16 columns a thread, 32 a
+ * warp, 64 a column-scan block, 128..512 threads, 2048..8192-column
+ * segments; 1x1, Nx1, 1xN, the largest side), every algorithm and variant,
+ * source rows tight, padded off 16 bytes (+14) or to 256 bytes (the
+ * vectorized loads), and a step-4 channel (NV12 UV-like). */
+GST_START_TEST (test_gpu_16bit_shapes)
+{
+  const bool sm = cip_test_small ();
+  const Size shapes[] = { {1, 1}, {7, 1}, {1, 7}, {15, 3}, {16, 16}, {17, 9},
+    {31, 5}, {32, 8}, {33, 7}, {63, 4}, {64, 12}, {65, 17}, {127, 3},
+    {129, 25}, {2047, 5}, {2048, 9}, {2049, 13}, {4095, 3}, {4096, 17},
+    {4097, 40}, {8191, 8}, {8192, 24}, {8193, 40}, {16385, 9}, {65535, 3},
+    {100, 4321}, {3, 5000}, {1, 65535}, {1023, 1025} };
+  int failures = 0, salt = 0;
+  for (const Size &s : shapes) {
+    if (sm && (int64_t) s.w * s.h > 70000)
+      continue;
+    for (const Layout16 &l : layouts16) {
+      const size_t row = (size_t) s.w * 2;
+      for (size_t pad : { (size_t) 0, (size_t) 14, round_up (row, 256) - row })
+        failures += gpu16_image_cases (s.w, s.h, Content::random, l, 1, pad,
+            salt++, true);
+      failures += gpu16_image_cases (s.w, s.h, Content::natural, l, 2, 6,
+          salt++, true);
+    }
+  }
+  fail_unless (failures == 0, "%d failing 16-bit GPU shape cases", failures);
+}
+GST_END_TEST;
+
+/* 16-bit strips: heights around multiples of 4-, 8-, 12- and 128-row strips
+ * (th_multi tuned; one strip, a partial last strip, and more than 257
+ * strips, so that the column scan takes both its register and its L2 path),
+ * random and all-max values; then the largest side in height with all-max
+ * 16-bit values, where a column's sum reaches 65535 * 65535 (the most a u32
+ * column sum holds exactly) and the u32 tables wrap. */
+GST_START_TEST (test_gpu_16bit_strips)
+{
+  const bool sm = cip_test_small ();
+  const cip::detail::SatTuning saved = cip::detail::sat_get_tuning ();
+  ensure_workspace ();
+  int failures = 0, salt = 0;
+  const Layout16 &l16 = layouts16[2], &p010 = layouts16[0];
+  for (int th : { 4, 8, 12, 128 }) {
+    cip::detail::SatTuning t = saved;
+    t.th_multi = th;
+    cip::detail::sat_set_tuning (t);
+    const cip::detail::SatConfig cfg = cip::detail::sat_config (100, 100,
+        cip::SatType::u32, false, cip::SatAlgorithm::multi_pass);
+    fail_unless (cfg.th == th, "tuning not applied (%d rows per strip)", cfg.th);
+    const int hs[] = { 1, th - 1, th, th + 1, 2 * th - 1, 2 * th + 1, 3 * th,
+      th <= 8 ? 300 * th + 1 : 0 };
+    for (int h : hs) {
+      if (h < 1 || (sm && h > 600))
+        continue;
+      for (int w : { 33, 2049 }) {
+        if (sm && w * h > 70000)
+          continue;
+        /* a workspace for this tuning (the shared one is sized for the
+         * defaults) */
+        size_t bytes = 0;
+        for (const Variant &v : all_variants)
+          bytes = std::max (bytes, cip::integral_workspace_bytes (w, h, v.type,
+                  v.sq));
+        if (bytes > g_ws.bytes) {
+          failures++;
+          fprintf (stderr, "FAIL %dx%d th=%d: workspace %zu > shared %zu\n",
+              w, h, th, bytes, g_ws.bytes);
+          continue;
+        }
+        failures += gpu16_image_cases (w, h, Content::random, l16, 1, 0,
+            salt++, false);
+        failures += gpu16_image_cases (w, h, Content::all255, p010, 2, 2,
+            salt++, false);
+      }
+    }
+  }
+  cip::detail::sat_set_tuning (saved);
+  if (!sm) {
+    failures += gpu16_image_cases (33, 65535, Content::all255, l16, 1, 0,
+        salt++, true);
+    failures += gpu16_image_cases (65535, 65, Content::all255, l16, 1, 32,
+        salt++, true);
+    failures += gpu16_image_cases (65535, 65, Content::random, l16, 2, 0,
+        salt++, false);
+  }
+  fail_unless (failures == 0, "%d failing 16-bit GPU strip cases", failures);
 }
 GST_END_TEST;
 
@@ -1003,6 +1118,8 @@ integral_suite ()
   tcase_add_test (gpu, test_gpu_fresh_workspace_and_wrap);
   tcase_add_test (gpu, test_gpu_workspace_reuse_burst);
   tcase_add_test (gpu, test_gpu_16bit);
+  tcase_add_test (gpu, test_gpu_16bit_shapes);
+  tcase_add_test (gpu, test_gpu_16bit_strips);
   tcase_add_test (gpu, test_gpu_repeatable);
   tcase_add_test (gpu, test_gpu_many_strips);
 #endif
