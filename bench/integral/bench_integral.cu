@@ -14,7 +14,8 @@
  * NPP has no 16-bit integral, so each is shown against our 8-bit time on a
  * plane of the same size scaled by the bytes moved (the 8-bit kernels'
  * efficiency): "8-bit scaled / 16-bit" above 1 means the 16-bit path moves
- * bytes faster than the 8-bit one. */
+ * bytes faster than the 8-bit one. --wide --sweep also times the 16-bit
+ * path's rows per strip and block size cap (u32, u64, u32 + squares). */
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -425,9 +426,10 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
   BENCH_CHECK (cudaFree (im.dev));
 }
 
-/* 16-bit planes against the 8-bit time scaled by the bytes moved. */
+/* 16-bit planes against the 8-bit time scaled by the bytes moved; sweep:
+ * then the 16-bit tuning knobs. */
 void
-bench_wide (Context &cx, const Size &s)
+bench_wide (Context &cx, const Size &s, bool sweep)
 {
   const std::string sz = size_name (s);
   Image im16 = make_input (s.w, s.h, false, 2), im8 = make_input (s.w, s.h, false);
@@ -457,6 +459,29 @@ bench_wide (Context &cx, const Size &s)
         kv ("ms_8bit", t8) + ", " + kv ("ms_8bit_scaled", scaled) + ", " +
         kv ("scaled_8bit_over_16bit", scaled / t16) + ", " +
         kv ("runs", (double) cx.runs));
+    if (!sweep)
+      continue;
+    const double b = b16, fl = b / (cx.copy_gbs * 1e6);
+    for (int nt : { 256, 512 }) {
+      if (nt == 256 && s.w < 4096)
+        continue;               /* same block either way */
+      for (int th : { 4, 8, 12, 16, 24, 32 }) {
+        cip::detail::SatTuning tu;
+        tu.th_multi = th;
+        tu.max_threads = nt;
+        cip::detail::sat_set_tuning (tu);
+        const std::string name = "sweep 16-bit " + std::string (v.name) +
+            " TH=" + std::to_string (th) + " NT<=" + std::to_string (nt);
+        bench::Timing t = time_ours (cx, im16, v.type, v.sq,
+            cip::SatAlgorithm::multi_pass, r16, sz + " " + name);
+        Row r { sz, name, t.median_ms, b / (t.median_ms * 1e6),
+          100.0 * fl / t.median_ms, 0 };
+        emit (cx, r, "random16", fl, bench::kv ("sweep", 1.0) + ", " +
+            bench::kv ("config", config_string (s, v.type, v.sq,
+                    cip::SatAlgorithm::multi_pass)));
+      }
+    }
+    cip::detail::sat_set_tuning (cip::detail::SatTuning ());
   }
   BENCH_CHECK (cudaFree (im16.dev));
   BENCH_CHECK (cudaFree (im8.dev));
@@ -497,7 +522,7 @@ main (int argc, char **argv)
   std::vector<Size> sizes = { {1920, 1080}, {3840, 2160} };
   if (wide) {
     for (const Size &s : sizes)
-      bench_wide (cx, s);
+      bench_wide (cx, s, sweep);
     return 0;
   }
   if (!cx.args.quick) {
