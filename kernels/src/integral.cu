@@ -335,13 +335,36 @@ load_px16w (const SatParams &p, int y, int x0)
  * loads them. */
 template <int B> struct Px;
 
+/* What both layouts share: the workspace vectors' types and accessors. */
+template <typename AggT, typename SqT, typename AggPairT, typename SqPairT>
+struct PxBase {
+  using Agg = AggT;
+  using Sq = SqT;
+  using AggPair = AggPairT;
+  using SqPair = SqPairT;
+  __device__ static __forceinline__ Agg *agg (const SatParams &p) {
+    return static_cast<Agg *> (p.agg);
+  }
+  __device__ static __forceinline__ Sq *aggq (const SatParams &p) {
+    return static_cast<Sq *> (p.aggq);
+  }
+  __device__ static __forceinline__ Sq *aboveq (const SatParams &p) {
+    return static_cast<Sq *> (p.aboveq);
+  }
+  __device__ static __forceinline__ AggPair ld_agg2 (const Agg *a) {
+    return __ldcg (reinterpret_cast<const AggPair *> (a));
+  }
+  __device__ static __forceinline__ SqPair ld_sq2 (const Sq *q) {
+    return __ldcg (reinterpret_cast<const SqPair *> (q));
+  }
+  __device__ static __forceinline__ void st_sq2 (Sq *q, SqPair v) {
+    __stcg (reinterpret_cast<SqPair *> (q), v);
+  }
+};
+
 /* 8-bit: one 16-byte load, u16 strip sums (128 * 255 fits), u32 squares. */
-template <> struct Px<1> {
+template <> struct Px<1> : PxBase<uint16_t, uint32_t, uint32_t, uint2> {
   using Vec = uint4;
-  using Agg = uint16_t;
-  using Sq = uint32_t;
-  using AggPair = uint32_t;
-  using SqPair = uint2;
   __device__ static __forceinline__ Vec zero () { return make_uint4 (0, 0, 0, 0); }
   __device__ static __forceinline__ Vec load (const SatParams &p, int y, int x0) {
     return load_px16 (p, y, x0);
@@ -355,41 +378,19 @@ template <> struct Px<1> {
   __device__ static __forceinline__ uint32_t sumsq (const Vec &v) {
     return row_sumsq16 (v);
   }
-  __device__ static __forceinline__ Agg *agg (const SatParams &p) {
-    return static_cast<Agg *> (p.agg);
-  }
-  __device__ static __forceinline__ Sq *aggq (const SatParams &p) {
-    return static_cast<Sq *> (p.aggq);
-  }
-  __device__ static __forceinline__ Sq *aboveq (const SatParams &p) {
-    return static_cast<Sq *> (p.aboveq);
-  }
   __device__ static __forceinline__ void load_sq (const Sq *q, Sq (&a)[kCols]) {
     load_u32x16 (q, a);
-  }
-  __device__ static __forceinline__ AggPair ld_agg2 (const Agg *a) {
-    return __ldcg (reinterpret_cast<const uint32_t *> (a));
   }
   __device__ static __forceinline__ void add_agg2 (uint2 &s, AggPair a) {
     s.x += a & 0xffffu;
     s.y += a >> 16;
   }
-  __device__ static __forceinline__ SqPair ld_sq2 (const Sq *q) {
-    return __ldcg (reinterpret_cast<const uint2 *> (q));
-  }
-  __device__ static __forceinline__ void st_sq2 (Sq *q, SqPair v) {
-    __stcg (reinterpret_cast<uint2 *> (q), v);
-  }
 };
 
 /* 16-bit: two 16-byte loads, the values shifted and masked at the load; u32
  * strip sums (a whole column's, 65535 * 65535, fits too), u64 squares. */
-template <> struct Px<2> {
+template <> struct Px<2> : PxBase<uint32_t, u64, uint2, ulonglong2> {
   using Vec = Vec16;
-  using Agg = uint32_t;
-  using Sq = u64;
-  using AggPair = uint2;
-  using SqPair = ulonglong2;
   __device__ static __forceinline__ Vec zero () {
     return Vec16 { make_uint4 (0, 0, 0, 0), make_uint4 (0, 0, 0, 0) };
   }
@@ -420,30 +421,12 @@ template <> struct Px<2> {
     }
     return s;
   }
-  __device__ static __forceinline__ Agg *agg (const SatParams &p) {
-    return static_cast<Agg *> (p.agg);
-  }
-  __device__ static __forceinline__ Sq *aggq (const SatParams &p) {
-    return static_cast<Sq *> (p.aggq);
-  }
-  __device__ static __forceinline__ Sq *aboveq (const SatParams &p) {
-    return static_cast<Sq *> (p.aboveq);
-  }
   __device__ static __forceinline__ void load_sq (const Sq *q, Sq (&a)[kCols]) {
     load_u64x16 (q, a);
-  }
-  __device__ static __forceinline__ AggPair ld_agg2 (const Agg *a) {
-    return __ldcg (reinterpret_cast<const uint2 *> (a));
   }
   __device__ static __forceinline__ void add_agg2 (uint2 &s, AggPair a) {
     s.x += a.x;
     s.y += a.y;
-  }
-  __device__ static __forceinline__ SqPair ld_sq2 (const Sq *q) {
-    return __ldcg (reinterpret_cast<const ulonglong2 *> (q));
-  }
-  __device__ static __forceinline__ void st_sq2 (Sq *q, SqPair v) {
-    __stcg (reinterpret_cast<ulonglong2 *> (q), v);
   }
 };
 
