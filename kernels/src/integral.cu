@@ -432,9 +432,83 @@ template <> struct Px<2> : PxBase<uint32_t, u64, uint2, ulonglong2> {
 
 /* ------------------------------------------------------ aggregate pass */
 
+/* The column sums of one segment's 16 columns from x0 (< width) over the
+ * strip's rows y0 .. y0 + rows - 1 (and of their squares), written to
+ * agg / aggq. 8-bit: two columns a word as u16 lanes. */
+template <bool SQ>
+__device__ __forceinline__ void
+aggregate_columns8 (const SatParams &p, int strip, int y0, int rows, int x0)
+{
+  uint32_t c2[8] = { };         /* columns (2k, 2k+1) as two u16 lanes */
+  uint32_t cq[SQ ? kCols : 1] = { };
+  constexpr int BA = SQ ? std::max (1, kBatchA / 2) : kBatchA;
+  for (int r = 0; r < rows; r += BA) {
+    uint4 v[BA];
+#pragma unroll
+    for (int k = 0; k < BA; k++)
+      v[k] = r + k < rows ? load_px16 (p, y0 + r + k, x0)
+          : make_uint4 (0, 0, 0, 0);
+#pragma unroll
+    for (int k = 0; k < BA; k++) {
+      const uint32_t w[4] = { v[k].x, v[k].y, v[k].z, v[k].w };
+#pragma unroll
+      for (int q = 0; q < 4; q++) {
+        c2[2 * q] += __byte_perm (w[q], 0, 0x4140);
+        c2[2 * q + 1] += __byte_perm (w[q], 0, 0x4342);
+      }
+      if (SQ) {
+#pragma unroll
+        for (int m = 0; m < kCols; m++) {
+          const uint32_t b = byte_at (v[k], m);
+          cq[SQ ? m : 0] += b * b;
+        }
+      }
+    }
+  }
+  uint4 *dst = reinterpret_cast<uint4 *> (Px<1>::agg (p) + (size_t) strip * p.wp + x0);
+  __stcg (dst, make_uint4 (c2[0], c2[1], c2[2], c2[3]));
+  __stcg (dst + 1, make_uint4 (c2[4], c2[5], c2[6], c2[7]));
+  if (SQ) {
+    uint32_t t[kCols];
+#pragma unroll
+    for (int m = 0; m < kCols; m++)
+      t[m] = cq[SQ ? m : 0];
+    store_u32x16 (Px<1>::aggq (p) + (size_t) strip * p.wp + x0, t);
+  }
+}
+
+/* The same for 16-bit samples: plain u32 column sums (u64 for squares). */
+template <bool SQ>
+__device__ __forceinline__ void
+aggregate_columns16 (const SatParams &p, int strip, int y0, int rows, int x0)
+{
+  uint32_t c[kCols] = { };
+  u64 cq[SQ ? kCols : 1] = { };
+  constexpr int BA = CIP_SAT_BATCH_A16;
+  for (int r = 0; r < rows; r += BA) {
+    Vec16 v[BA];
+#pragma unroll
+    for (int k = 0; k < BA; k++)
+      v[k] = r + k < rows ? Px<2>::load (p, y0 + r + k, x0) : Px<2>::zero ();
+#pragma unroll
+    for (int k = 0; k < BA; k++) {
+#pragma unroll
+      for (int m = 0; m < kCols; m++) {
+        const uint32_t b = Px<2>::at (v[k], m);
+        c[m] += b;
+        if (SQ)
+          cq[SQ ? m : 0] += (u64) b * b;
+      }
+    }
+  }
+  store_u32x16 (Px<2>::agg (p) + (size_t) strip * p.wp + x0, c);
+  if constexpr (SQ)
+    store_u64x16 (Px<2>::aggq (p) + (size_t) strip * p.wp + x0, cq);
+}
+
 /* Column sums of the strip's rows (and of their squares), written to
  * agg / aggq for every segment. No block synchronization inside. */
-template <int NT, bool SQ>
+template <int NT, int B, bool SQ>
 __device__ void
 strip_aggregate (const SatParams &p, int strip)
 {
@@ -444,78 +518,10 @@ strip_aggregate (const SatParams &p, int strip)
     const int x0 = s * kCols * NT + kCols * (int) threadIdx.x;
     if (x0 >= p.width)
       continue;
-    uint32_t c2[8] = { };         /* columns (2k, 2k+1) as two u16 lanes */
-    uint32_t cq[SQ ? kCols : 1] = { };
-    constexpr int BA = SQ ? std::max (1, kBatchA / 2) : kBatchA;
-    for (int r = 0; r < rows; r += BA) {
-      uint4 v[BA];
-#pragma unroll
-      for (int k = 0; k < BA; k++)
-        v[k] = r + k < rows ? load_px16 (p, y0 + r + k, x0)
-            : make_uint4 (0, 0, 0, 0);
-#pragma unroll
-      for (int k = 0; k < BA; k++) {
-        const uint32_t w[4] = { v[k].x, v[k].y, v[k].z, v[k].w };
-#pragma unroll
-        for (int q = 0; q < 4; q++) {
-          c2[2 * q] += __byte_perm (w[q], 0, 0x4140);
-          c2[2 * q + 1] += __byte_perm (w[q], 0, 0x4342);
-        }
-        if (SQ) {
-#pragma unroll
-          for (int m = 0; m < kCols; m++) {
-            const uint32_t b = byte_at (v[k], m);
-            cq[SQ ? m : 0] += b * b;
-          }
-        }
-      }
-    }
-    uint4 *dst = reinterpret_cast<uint4 *> (Px<1>::agg (p) + (size_t) strip * p.wp + x0);
-    __stcg (dst, make_uint4 (c2[0], c2[1], c2[2], c2[3]));
-    __stcg (dst + 1, make_uint4 (c2[4], c2[5], c2[6], c2[7]));
-    if (SQ) {
-      uint32_t t[kCols];
-#pragma unroll
-      for (int m = 0; m < kCols; m++)
-        t[m] = cq[SQ ? m : 0];
-      store_u32x16 (Px<1>::aggq (p) + (size_t) strip * p.wp + x0, t);
-    }
-  }
-}
-
-/* The same for 16-bit samples: plain u32 column sums (u64 for squares). */
-template <int NT, bool SQ>
-__device__ void
-strip_aggregate16 (const SatParams &p, int strip)
-{
-  const int y0 = strip * p.th;
-  const int rows = min (p.th, p.height - y0);
-  for (int s = 0; s < p.nseg; s++) {
-    const int x0 = s * kCols * NT + kCols * (int) threadIdx.x;
-    if (x0 >= p.width)
-      continue;
-    uint32_t c[kCols] = { };
-    u64 cq[SQ ? kCols : 1] = { };
-    constexpr int BA = CIP_SAT_BATCH_A16;
-    for (int r = 0; r < rows; r += BA) {
-      Vec16 v[BA];
-#pragma unroll
-      for (int k = 0; k < BA; k++)
-        v[k] = r + k < rows ? Px<2>::load (p, y0 + r + k, x0) : Px<2>::zero ();
-#pragma unroll
-      for (int k = 0; k < BA; k++) {
-#pragma unroll
-        for (int m = 0; m < kCols; m++) {
-          const uint32_t b = Px<2>::at (v[k], m);
-          c[m] += b;
-          if (SQ)
-            cq[SQ ? m : 0] += (u64) b * b;
-        }
-      }
-    }
-    store_u32x16 (Px<2>::agg (p) + (size_t) strip * p.wp + x0, c);
-    if constexpr (SQ)
-      store_u64x16 (Px<2>::aggq (p) + (size_t) strip * p.wp + x0, cq);
+    if constexpr (B == 1)
+      aggregate_columns8<SQ> (p, strip, y0, rows, x0);
+    else
+      aggregate_columns16<SQ> (p, strip, y0, rows, x0);
   }
 }
 
@@ -892,7 +898,7 @@ sat_single_pass (const SatParams p)
   const int i = s_strip;
 
   /* 1. aggregate, published at once (strip 0: its prefix, above = 0) */
-  strip_aggregate<NT, SQ> (p, i);
+  strip_aggregate<NT, 1, SQ> (p, i);
   __syncthreads ();
   if (tid == 0) {
     __threadfence ();
@@ -968,10 +974,7 @@ template <int NT, int B, bool SQ>
 __global__ void __launch_bounds__ (NT, CIP_SAT_MIN_BLOCKS (NT, SQ))
 sat_aggregate (const SatParams p)
 {
-  if constexpr (B == 1)
-    strip_aggregate<NT, SQ> (p, blockIdx.x);
-  else
-    strip_aggregate16<NT, SQ> (p, blockIdx.x);
+  strip_aggregate<NT, B, SQ> (p, blockIdx.x);
 }
 
 /* above_i = agg_0 + ... + agg_(i-1) for i = 1 .. strips-1. A block covers 64
