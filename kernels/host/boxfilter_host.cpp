@@ -11,19 +11,17 @@
 namespace cip {
 
 /* BoxAlgorithm::automatic, per plane, on the larger of rx and ry:
- * - 8-bit: direct up to direct_auto_max_radius, sliding up to
- *   sliding_auto_max_radius, sat above;
+ * - 8-bit: direct up to boxfilter_direct_max_radius, sat above;
  * - 8-bit with a precomputed SAT: direct up to
- *   direct_auto_max_radius_with_sat, the gather alone above (0.027 ms at 4K
- *   on an H200, whatever the radius);
- * - 16-bit: sliding up to sliding_auto_max_radius, sat (u64 table) above.
- * Direct and sat limits measured by bench/boxfilter on an H200 (3840x2160:
- * direct 0.023-0.044 ms for r = 1..16 against 0.075 ms for SAT + gather).
- * The sliding limits are estimates from its cost model (the halo grows with
- * the radius) until bench/boxfilter has timed it: set them from its rows. */
-static constexpr int direct_auto_max_radius = 2;
+ *   direct_auto_max_radius_with_sat, the gather alone above;
+ * - 16-bit: sat (u64 table).
+ * Measured by bench/boxfilter on an H100 (3840x2160, b2b): direct 0.022 ms
+ * (r = 1) to 0.035 ms (r = 15), SAT + gather 0.052-0.056 ms, the gather
+ * alone on a table 0.026-0.030 ms. The sliding kernel (one pass, no table)
+ * took 0.069-0.44 ms (r = 1..500) there, slower than direct and sat at
+ * every radius, so automatic never picks it (see bench/RESULTS.md). */
+static constexpr int direct_auto_max_radius = boxfilter_direct_max_radius;
 static constexpr int direct_auto_max_radius_with_sat = 4;
-static constexpr int sliding_auto_max_radius = 64;
 
 const char *
 box_algorithm_name (BoxAlgorithm a)
@@ -52,15 +50,9 @@ boxfilter_pick (const BoxPlane &plane)
 {
   const int r = plane.rx > plane.ry ? plane.rx : plane.ry;
   if (plane.src.bytes == 2)         /* direct serves 8-bit planes only */
-    return r <= sliding_auto_max_radius ? BoxAlgorithm::sliding :
-        BoxAlgorithm::sat;
-  if (plane.sat)
-    return r <= direct_auto_max_radius_with_sat ? BoxAlgorithm::direct :
-        BoxAlgorithm::sat;
-  if (r <= direct_auto_max_radius)
-    return BoxAlgorithm::direct;
-  return r <= sliding_auto_max_radius ? BoxAlgorithm::sliding :
-      BoxAlgorithm::sat;
+    return BoxAlgorithm::sat;
+  return r <= (plane.sat ? direct_auto_max_radius_with_sat :
+      direct_auto_max_radius) ? BoxAlgorithm::direct : BoxAlgorithm::sat;
 }
 
 namespace detail {

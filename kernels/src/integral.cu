@@ -1458,7 +1458,10 @@ integral (const ImageView &src, SatType type, const SatDest &dst, void *d_ws,
     algo = SatAlgorithm::multi_pass;      /* 8-bit only */
   const detail::SatConfig cfg = detail::sat_config (w, h, type, sq, algo);
   const Layout lay = make_layout (w, cfg.strips, sq, bytes);
-  if (!d_ws || ws_bytes < lay.total || (uintptr_t) d_ws % 16 != 0)
+  /* the documented size, not just this call's layout: a caller that sized
+   * the workspace short gets the same answer whatever the algorithm */
+  if (!d_ws || ws_bytes < std::max (lay.total, integral_workspace_bytes (w, h,
+              type, sq)) || (uintptr_t) d_ws % 16 != 0)
     return Status::invalid_argument;
 
   SatParams p;

@@ -31,10 +31,13 @@
  *   sums of its tile's columns (plus the horizontal halo) and scans them per
  *   row in shared memory (detail/boxfilter_sliding.h). Constant work per
  *   pixel in the window size, but the halo grows with the radius: tiles and
- *   strips are chosen from radius, size and SM count.
- * - automatic: boxfilter_pick() per plane (direct for small radii, sliding up
- *   to a radius, sat above or for most planes that bring a SAT; the limits
- *   are constants in host/boxfilter_host.cpp, from bench/boxfilter).
+ *   strips are chosen from radius, size and SM count. Measured 3x slower
+ *   than direct and sat on an H100 (bench/RESULTS.md): a comparison variant,
+ *   never picked by automatic.
+ * - automatic: boxfilter_pick() per plane (8-bit: direct up to
+ *   boxfilter_direct_max_radius, sat above; direct up to 4 when the plane
+ *   brings a SAT; 16-bit: sat; constants in host/boxfilter_host.cpp, from
+ *   bench/boxfilter).
  * Rounding: all use (sum + area/2) / area exactly; a constant area divides
  * by multiply-high with a precomputed magic number, a varying one (clip, at
  * the edges) by a float reciprocal with an integer correction step.
