@@ -70,6 +70,36 @@ histogram_pick_group (uint64_t pixels, int members, int bins)
   return HistAlgorithm::replicated;
 }
 
+/* Launch shapes of the 8-bit path, compared by bench/histogram (every one
+ * against CUB in one run); "base" is the launch measured before they
+ * existed. Only append or edit: the bench and the tests take them all. */
+const HistShape kHistShapes[] = {
+  /* name            threads items/warp max/SM prefetch b8 */
+  { "base",           0,      1,         0,     false,  false },
+  { "b8",             0,      1,         0,     false,  true },
+  { "pf",             0,      1,         0,     true,   false },
+  { "pf+b8",          0,      1,         0,     true,   true },
+  { "t256",           256,    1,         0,     false,  false },
+  { "t256+b8",        256,    1,         0,     false,  true },
+  { "t256+pf+b8",     256,    1,         0,     true,   true },
+  { "t1024+pf+b8",    1024,   1,         0,     true,   true },
+  { "ipw4+pf+b8",     0,      4,         0,     true,   true },
+  { "sm1+pf+b8",      1024,   1,         1,     true,   true },
+};
+const int kHistShapeCount = (int) (sizeof (kHistShapes) / sizeof (kHistShapes[0]));
+
+/* What a call runs when no shape is forced. TUNE HERE after a bench run:
+ * return the index in kHistShapes of the fastest shape (the bench prints
+ * rows "replicated/<name>"), by `pixels` and `members` where the winners
+ * differ (members 1: a plane; 3 or 4: R, G, B (and luma) of packed RGB). */
+int
+histogram_pick_shape (uint64_t pixels, int members)
+{
+  (void) pixels;
+  (void) members;
+  return 0;
+}
+
 Status
 histogram_draw_validate (const void *hist, int count, int bins,
     const HistDrawPlane *planes, int n_planes, int alpha)
@@ -155,10 +185,27 @@ histogram_workspace_bytes (int count, int bins)
   return 128 + (size_t) count * (size_t) bins * sizeof (uint32_t);
 }
 
+int
+histogram_debug_shape_count ()
+{
+  return detail::kHistShapeCount;
+}
+
+const char *
+histogram_debug_shape_name (int k)
+{
+  return k >= 0 && k < detail::kHistShapeCount ? detail::kHistShapes[k].name : nullptr;
+}
+
 #ifndef HAVE_CUDA
 /* CPU-only build: the GPU entry points exist and report unsupported. */
 void
 histogram_debug_max_blocks (int)
+{
+}
+
+void
+histogram_debug_shape (int)
 {
 }
 

@@ -159,6 +159,21 @@ Status histogram (const HistInput *inputs, int count, int bins,
  * often, which is how the tests reach the carry path. */
 void histogram_debug_max_blocks (int n);
 
+/* Testing and tuning only: launch shapes of the fast 8-bit path, compared
+ * side by side by bench/histogram. A shape sets the block size, the grid
+ * (smallest work per warp, resident blocks per SM) and two code variants
+ * of the replicated counters (other variants take only the launch shape):
+ * `pf`, loads of a warp's next item issued before its current item is
+ * counted, and `b8`, 256-bin byte extraction with one byte permute. Shape 0
+ * is the launch of earlier releases; every call runs the shape automatic
+ * picks for its size (detail::histogram_pick_shape) unless
+ * histogram_debug_shape(k) forces shape k on every later call in this
+ * process (-1: back to the pick). Every shape counts exactly. */
+int histogram_debug_shape_count ();
+/* Name of shape k ("base", "pf+b8", "t256+pf+b8", ...), or nullptr. */
+const char *histogram_debug_shape_name (int k);
+void histogram_debug_shape (int k);
+
 /* ---- drawing: histograms as a bar chart painted into a frame ------------
  *
  * histogram_draw() paints `count` histograms of `bins` counts (histogram i at
