@@ -74,17 +74,23 @@ histogram_pick_group (uint64_t pixels, int members, int bins)
  * against CUB in one run); "base" is the launch measured before they
  * existed. Only append or edit: the bench and the tests take them all. */
 const HistShape kHistShapes[] = {
-  /* name            threads items/warp max/SM prefetch b8 */
-  { "base",           0,      1,         0,     false,  false },
-  { "b8",             0,      1,         0,     false,  true },
-  { "pf",             0,      1,         0,     true,   false },
-  { "pf+b8",          0,      1,         0,     true,   true },
-  { "t256",           256,    1,         0,     false,  false },
-  { "t256+b8",        256,    1,         0,     false,  true },
-  { "t256+pf+b8",     256,    1,         0,     true,   true },
-  { "t1024+pf+b8",    1024,   1,         0,     true,   true },
-  { "ipw4+pf+b8",     0,      4,         0,     true,   true },
-  { "sm1+pf+b8",      1024,   1,         1,     true,   true },
+  /* name                  threads items/warp max/SM prefetch b8  direct */
+  { "base",                 0,      1,         0,     false,  false, false },
+  { "b8",                   0,      1,         0,     false,  true,  false },
+  { "pf",                   0,      1,         0,     true,   false, false },
+  { "pf+b8",                0,      1,         0,     true,   true,  false },
+  { "t256",                 256,    1,         0,     false,  false, false },
+  { "t256+b8",              256,    1,         0,     false,  true,  false },
+  { "t256+pf+b8",           256,    1,         0,     true,   true,  false },
+  { "t1024+pf+b8",          1024,   1,         0,     true,   true,  false },
+  { "ipw4+pf+b8",           0,      4,         0,     true,   true,  false },
+  { "sm1+pf+b8",            1024,   1,         1,     true,   true,  false },
+  { "direct",               0,      1,         0,     false,  false, true },
+  { "b8+direct",            0,      1,         0,     false,  true,  true },
+  { "pf+b8+direct",         0,      1,         0,     true,   true,  true },
+  { "t256+b8+direct",       256,    1,         0,     false,  true,  true },
+  { "t256+pf+b8+direct",    256,    1,         0,     true,   true,  true },
+  { "t1024+pf+b8+direct",   1024,   1,         0,     true,   true,  true },
 };
 const int kHistShapeCount = (int) (sizeof (kHistShapes) / sizeof (kHistShapes[0]));
 

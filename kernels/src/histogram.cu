@@ -93,9 +93,12 @@ struct Params {
   int shift;              /* bin = value >> shift */
   int nout;
   int accumulate;
+  int direct;             /* blocks add straight into the output (below) */
+  unsigned long long gen; /* direct: this call's number, unique in the process */
   uint32_t *out;
   uint32_t *ticket;
   uint32_t *acc;          /* nout * bins, zero between calls */
+  unsigned long long *claim, *ready;  /* direct, overwrite: see the kernel */
 };
 
 /* 32-bit words per lane copy. */
@@ -508,6 +511,21 @@ merge (const uint32_t *r, uint32_t *acc, int bins, int tid)
   }
 }
 
+/* Direct merge, overwrite: waits until the output has been zeroed for this
+ * call (by the block that claimed it, which is running). */
+__device__ __forceinline__ void
+wait_output_zeroed (const Params &p)
+{
+  if (!p.direct || p.accumulate)
+    return;
+  if (threadIdx.x == 0) {
+    while (*(volatile unsigned long long *) p.ready != p.gen)
+      __nanosleep (32);
+    __threadfence ();
+  }
+  __syncthreads ();
+}
+
 /* V: the shape's code variants of the replicated counters (kVar*). */
 template <int A, int V>
 __device__ void
@@ -533,8 +551,10 @@ block_work (const Params &p, const Group &g, uint32_t *smem)
   }
   __syncthreads ();
 
+  wait_output_zeroed (p);
+  uint32_t *const dst = p.direct ? p.out : p.acc;
   for (int mi = 0; mi < g.nmem; mi++)
-    merge<A> (smem + mi * g.region_words, p.acc + (size_t) g.mem[mi].input * p.bins,
+    merge<A> (smem + mi * g.region_words, dst + (size_t) g.mem[mi].input * p.bins,
         p.bins, tid);
 }
 
@@ -549,6 +569,27 @@ histogram_kernel (const __grid_constant__ Params p)
   __shared__ int s_last;
   uint32_t *smem = reinterpret_cast<uint32_t *> (dyn_smem);
   const int tid = threadIdx.x;
+
+  /* Direct merge (a shape's option): blocks add their counts straight into
+   * the output, so there is no accumulator, ticket or last block. To
+   * overwrite, the first block to swap this call's number into *claim
+   * zeroes the output and publishes the number in *ready; the others wait
+   * for it before their first addition (the claiming block is running, so
+   * the wait ends whatever the scheduling). Call numbers never repeat, so
+   * the words need no reset. */
+  if (p.direct && !p.accumulate) {
+    if (tid == 0)
+      s_last = atomicExch (p.claim, p.gen) != p.gen;
+    __syncthreads ();
+    if (s_last) {
+      for (int i = tid; i < p.nout * p.bins; i += (int) blockDim.x)
+        p.out[i] = 0;
+      __threadfence ();
+      __syncthreads ();
+      if (tid == 0)
+        atomicExch (p.ready, p.gen);
+    }
+  }
 
   int gi = -1;
   for (int i = 0; i < p.ngroups; i++)
@@ -569,6 +610,8 @@ histogram_kernel (const __grid_constant__ Params p)
     }
   }
 
+  if (p.direct)
+    return;
   /* The last block to get here moves the accumulator to the output and
    * leaves the workspace zeroed (threadFenceReduction pattern). */
   __threadfence ();
@@ -884,6 +927,7 @@ struct OccEntry {
 
 std::atomic<int> g_max_blocks (0);
 std::atomic<int> g_shape (-1);     /* forced shape, -1: the pick */
+std::atomic<unsigned long long> g_call (0);  /* call numbers (direct merge) */
 std::mutex g_mu;
 DevInfo g_dev[kMaxDevices];
 std::vector<OccEntry> g_occ;
@@ -1270,6 +1314,8 @@ histogram (const HistInput *inputs, int count, int bins, uint32_t *d_hist,
   prm.accumulate = accumulate ? 1 : 0;
   prm.out = d_hist;
   prm.ticket = static_cast<uint32_t *> (d_ws);
+  prm.claim = reinterpret_cast<unsigned long long *> (static_cast<uint8_t *> (d_ws) + 8);
+  prm.ready = reinterpret_cast<unsigned long long *> (static_cast<uint8_t *> (d_ws) + 16);
   prm.acc = reinterpret_cast<uint32_t *> (static_cast<uint8_t *> (d_ws) + kWsHeader);
 
   size_t smem = 0;
@@ -1347,6 +1393,8 @@ histogram (const HistInput *inputs, int count, int bins, uint32_t *d_hist,
     if (prm.g[k].algo != kReplicated)
       variant = 0;
   const HistKernel kernel = kHistKernels[variant];
+  prm.direct = shape.direct ? 1 : 0;
+  prm.gen = g_call.fetch_add (1) + 1;
 
   /* the block: the shape's size, else 512 threads, or 1024 where two blocks
    * would not fit an SM; the grid: one block per warps * items_per_warp

@@ -160,13 +160,17 @@ Status histogram (const HistInput *inputs, int count, int bins,
 void histogram_debug_max_blocks (int n);
 
 /* Testing and tuning only: launch shapes of the fast 8-bit path, compared
- * side by side by bench/histogram. A shape sets the block size, the grid
- * (smallest work per warp, resident blocks per SM) and two code variants
- * of the replicated counters (other variants take only the launch shape):
- * `pf`, loads of a warp's next item issued before its current item is
- * counted, and `b8`, 256-bin byte extraction with one byte permute. Shape 0
- * is the launch of earlier releases; every call runs the shape automatic
- * picks for its size (detail::histogram_pick_shape) unless
+ * side by side by bench/histogram. A shape sets
+ * - the launch: block size, grid (smallest work per warp, resident blocks
+ *   per SM);
+ * - two code variants of the replicated counters (ignored by the others):
+ *   `pf`, loads of a warp's next item issued before its current item is
+ *   counted; `b8`, 256-bin byte extraction with one byte permute;
+ * - the merge: `direct` adds each block's counts straight into the output
+ *   (two workspace header words order the zeroing) instead of into an
+ *   accumulator that the last block moves to the output.
+ * Shape 0 is the launch of earlier releases. Every call runs the shape
+ * detail::histogram_pick_shape() picks for its size unless
  * histogram_debug_shape(k) forces shape k on every later call in this
  * process (-1: back to the pick). Every shape counts exactly. */
 int histogram_debug_shape_count ();
