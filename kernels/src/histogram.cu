@@ -17,6 +17,9 @@
  *   atomics. A ticket elects the last block, which moves the accumulator to
  *   the output (overwrite or add) and zeroes it and the ticket for the next
  *   call: no memset, one launch, the workspace stays zero between calls.
+ *   Launch shapes (HistShape, histogram_debug_shape()) vary the block size,
+ *   the grid and the code of the replicated counters (histogram_kernel<V>),
+ *   and may merge `direct`ly into the output instead (see the kernel).
  *
  * Shared-memory layouts (per member region; `lane` = lane index in the warp):
  * - replicated: word (bin << 5) + lane, 32-bit bins. Every lane owns a bank,
