@@ -522,8 +522,12 @@ wait_output_zeroed (const Params &p)
   if (!p.direct || p.accumulate)
     return;
   if (threadIdx.x == 0) {
-    while (*(volatile unsigned long long *) p.ready != p.gen)
+    /* never a hang: a wait of over ~2 s can only be a broken workspace */
+    for (uint32_t n = 0; *(volatile unsigned long long *) p.ready != p.gen; n++) {
+      if (n > (1u << 26))
+        __trap ();
       __nanosleep (32);
+    }
     __threadfence ();
   }
   __syncthreads ();
