@@ -1,7 +1,9 @@
 /* Histogram: the CPU reference against a naive count (contents, bins, steps,
  * luma of RGB, ROIs, padded pitches, accumulate, argument checks); on a GPU,
- * every algorithm against the reference, exactly, with poisoned outputs,
- * several inputs per call and one workspace reused across calls. Drawing:
+ * every algorithm (and, on the 8-bit path, the per-lane ones with every
+ * launch shape of histogram_debug_shape()) against the reference, exactly,
+ * with poisoned outputs, several inputs per call and one workspace reused
+ * across calls. Drawing:
  * the reference against a naive chart (sizes, bands, bins, steps, alphas,
  * counts up to 2^32 - 1), and on a GPU the kernel against the reference,
  * every byte of the image compared. */
