@@ -3,7 +3,9 @@
  * Cases, each at 1920x1080, 3840x2160, 7680x4320 and 16384x16384 (--quick:
  * the first two), contents random, constant (a black frame) and natural
  * (smooth shading plus mild noise):
- * - plane: one planar 8-bit frame. Our variants and automatic against
+ * - plane: one planar 8-bit frame. Our variants and automatic (and
+ *   replicated with every launch shape of cip::histogram_debug_shape(),
+ *   rows "replicated/<shape>", in every 8-bit case) against
  *   CUB DeviceHistogram::HistogramEven (pitched 2-D overload, 257 levels over
  *   [0, 256)) and, built with -DHAVE_NPP (bench/build-device.sh),
  *   nppiHistogramEven_8u_C1R_Ctx (257 levels).
@@ -251,7 +253,7 @@ report (Ctx &c, const char *kase, int w, int h, Fill fill, size_t in_bytes,
     char vs[32] = "";
     if (best_lib > 0)
       snprintf (vs, sizeof (vs), "%.2fx", best_lib / r.t.median_ms);
-    printf ("%-7s %5dx%-5d %-8s %-24s %9.4f %9.4f %8.1f %7s%s\n", kase, w, h,
+    printf ("%-7s %5dx%-5d %-8s %-32s %9.4f %9.4f %8.1f %7s%s\n", kase, w, h,
         fill_name (fill), r.name.c_str (), r.t.median_ms, r.t.min_ms, gbs, vs,
         r.ok ? "" : "  WRONG");
     if (c.json)
@@ -271,12 +273,22 @@ const cip::HistAlgorithm our_algos[] = { cip::HistAlgorithm::automatic,
   cip::HistAlgorithm::replicated, cip::HistAlgorithm::packed16,
   cip::HistAlgorithm::packed8, cip::HistAlgorithm::warp_aggregated };
 
-/* Times our histogram() on `in` with every algorithm. */
+/* Times our histogram() on `in` with every algorithm (the shape automatic
+ * picks), then replicated with every other launch shape (rows
+ * "replicated/<shape>", cip::histogram_debug_shape()). */
 void
 time_ours (Ctx &c, const Inputs &in, const std::vector<uint32_t> &want,
     const char *prefix, std::vector<Row> &rows)
 {
-  for (cip::HistAlgorithm a : our_algos) {
+  struct Run { cip::HistAlgorithm a; int shape; };
+  std::vector<Run> runs;
+  for (cip::HistAlgorithm a : our_algos)
+    runs.push_back ({ a, -1 });
+  for (int k = 1; k < cip::histogram_debug_shape_count (); k++)
+    runs.push_back ({ cip::HistAlgorithm::replicated, k });
+  for (const Run &r : runs) {
+    const cip::HistAlgorithm a = r.a;
+    cip::histogram_debug_shape (r.shape);
     auto fn = [&] (cudaStream_t s) {
       cip::Status st = cip::histogram (in.dev.data (), in.n (), 256, c.out, false,
           c.ws, c.ws_bytes, s, a);
@@ -287,11 +299,14 @@ time_ours (Ctx &c, const Inputs &in, const std::vector<uint32_t> &want,
       }
     };
     std::string name = std::string (prefix) + cip::hist_algorithm_name (a);
+    if (r.shape > 0)
+      name += std::string ("/") + cip::histogram_debug_shape_name (r.shape);
     BENCH_CHECK (cudaMemset (c.out, 0xA5, 4 * 256 * 4));
     fn (c.stream);
     const bool ok = verify (c.out, want, name.c_str ());
     rows.push_back ({ name, bench::time_ms (c.stream, fn, c.args.runs), ok });
   }
+  cip::histogram_debug_shape (-1);
 }
 
 void
@@ -526,7 +541,7 @@ main (int argc, char **argv)
 #ifndef HAVE_NPP
   printf ("(built without NPP: NPP baselines skipped; use bench/build-device.sh)\n");
 #endif
-  printf ("%-7s %-11s %-8s %-24s %9s %9s %8s %7s\n", "case", "size", "content",
+  printf ("%-7s %-11s %-8s %-32s %9s %9s %8s %7s\n", "case", "size", "content",
       "variant", "median ms", "min ms", "GB/s", "lib/this");
 
   struct Size { int w, h; };

@@ -22,6 +22,27 @@ Status histogram_validate (const HistInput *inputs, int count, int bins,
 /* The variant `automatic` runs for a group of `members` inputs read together. */
 HistAlgorithm histogram_pick_group (uint64_t pixels, int members, int bins);
 
+/* A launch shape of the 8-bit path (see histogram_debug_shape()). */
+struct HistShape {
+  const char *name;
+  int threads;          /* block size; 0: 512, or 1024 when two blocks of
+                         * the call's shared memory do not fit an SM */
+  int items_per_warp;   /* smallest work per warp when sizing the grid */
+  int max_per_sm;       /* cap on the grid's blocks per SM; 0: occupancy */
+  bool prefetch;        /* replicated: next item loaded while counting */
+  bool b8;              /* replicated, 256 bins: bytes by __byte_perm */
+  bool direct;          /* blocks add into the output (no accumulator,
+                         * ticket or last block; overwrite: the first block
+                         * zeroes the output, the others wait for it) */
+};
+extern const HistShape kHistShapes[];
+extern const int kHistShapeCount;
+
+/* The shape (index into kHistShapes) a call runs when no shape is forced:
+ * `pixels` of its largest group of inputs, `members` inputs read together
+ * in it. */
+int histogram_pick_shape (uint64_t pixels, int members);
+
 /* Checks the arguments of histogram_draw() that do not depend on the device. */
 Status histogram_draw_validate (const void *hist, int count, int bins,
     const HistDrawPlane *planes, int n_planes, int alpha);

@@ -3,6 +3,8 @@
  * CPU-only builds. */
 #include "cip/histogram.h"
 
+#include <cstring>
+
 #include "detail/histogram_internal.h"
 
 namespace cip {
@@ -68,6 +70,53 @@ histogram_pick_group (uint64_t pixels, int members, int bins)
   (void) members;
   (void) bins;
   return HistAlgorithm::replicated;
+}
+
+/* Launch shapes of the 8-bit path, compared by bench/histogram (every one
+ * against CUB in one run); "base" is the launch measured before they
+ * existed. Only append or edit: the bench and the tests take them all. */
+const HistShape kHistShapes[] = {
+  /* name                  threads items/warp max/SM prefetch b8  direct */
+  { "base",                 0,      1,         0,     false,  false, false },
+  { "b8",                   0,      1,         0,     false,  true,  false },
+  { "pf",                   0,      1,         0,     true,   false, false },
+  { "pf+b8",                0,      1,         0,     true,   true,  false },
+  { "t256",                 256,    1,         0,     false,  false, false },
+  { "t256+b8",              256,    1,         0,     false,  true,  false },
+  { "t256+pf+b8",           256,    1,         0,     true,   true,  false },
+  { "t1024+pf+b8",          1024,   1,         0,     true,   true,  false },
+  { "ipw4+pf+b8",           0,      4,         0,     true,   true,  false },
+  { "sm1+pf+b8",            1024,   1,         1,     true,   true,  false },
+  { "direct",               0,      1,         0,     false,  false, true },
+  { "b8+direct",            0,      1,         0,     false,  true,  true },
+  { "pf+b8+direct",         0,      1,         0,     true,   true,  true },
+  { "t256+b8+direct",       256,    1,         0,     false,  true,  true },
+  { "t256+pf+b8+direct",    256,    1,         0,     true,   true,  true },
+  { "t1024+pf+b8+direct",   1024,   1,         0,     true,   true,  true },
+};
+const int kHistShapeCount = (int) (sizeof (kHistShapes) / sizeof (kHistShapes[0]));
+
+/* Index of the shape called `name` (0, "base", when there is none). */
+static int
+shape_named (const char *name)
+{
+  for (int k = 0; k < kHistShapeCount; k++)
+    if (strcmp (kHistShapes[k].name, name) == 0)
+      return k;
+  return 0;
+}
+
+/* What a call runs when no shape is forced. TUNE HERE after a bench run:
+ * return the fastest shape by its name (the bench prints rows
+ * "replicated/<name>"), by `pixels` and `members` where the winners differ
+ * (members 1: a plane; 3 or 4: R, G, B (and luma) of packed RGB), e.g.
+ *   return shape_named (members == 1 ? "t256+b8+direct" : "b8+direct"); */
+int
+histogram_pick_shape (uint64_t pixels, int members)
+{
+  (void) pixels;
+  (void) members;
+  return shape_named ("base");
 }
 
 Status
@@ -155,10 +204,27 @@ histogram_workspace_bytes (int count, int bins)
   return 128 + (size_t) count * (size_t) bins * sizeof (uint32_t);
 }
 
+int
+histogram_debug_shape_count ()
+{
+  return detail::kHistShapeCount;
+}
+
+const char *
+histogram_debug_shape_name (int k)
+{
+  return k >= 0 && k < detail::kHistShapeCount ? detail::kHistShapes[k].name : nullptr;
+}
+
 #ifndef HAVE_CUDA
 /* CPU-only build: the GPU entry points exist and report unsupported. */
 void
 histogram_debug_max_blocks (int)
+{
+}
+
+void
+histogram_debug_shape (int)
 {
 }
 

@@ -17,6 +17,9 @@
  *   atomics. A ticket elects the last block, which moves the accumulator to
  *   the output (overwrite or add) and zeroes it and the ticket for the next
  *   call: no memset, one launch, the workspace stays zero between calls.
+ *   Launch shapes (HistShape, histogram_debug_shape()) vary the block size,
+ *   the grid and the code of the replicated counters (histogram_kernel<V>),
+ *   and may merge `direct`ly into the output instead (see the kernel).
  *
  * Shared-memory layouts (per member region; `lane` = lane index in the warp):
  * - replicated: word (bin << 5) + lane, 32-bit bins. Every lane owns a bank,
@@ -57,12 +60,14 @@ constexpr int kSmallThreads = 512;
 constexpr int kVecs = 4;                      /* 16-byte chunks per lane per item */
 constexpr int kChunksPerItem = 32 * kVecs;
 constexpr int kSamps = 8;                     /* generic path: samples per lane per item */
-constexpr int kMinItemsPerWarp = 1;           /* smallest work per warp when sizing the grid */
 constexpr size_t kWsHeader = 128;             /* ticket, then the accumulator */
 constexpr uint32_t kNoBin = 0xFFFFFFFFu;
 
 enum Path { kPathVec1, kPathVec2, kPathVec4, kPathGeneric };
 enum Algo { kReplicated, kPacked16, kPacked8, kWarpAgg };
+/* Code variants of the replicated counters (HistShape), bits of the kernel's
+ * template argument. */
+enum { kVarPrefetch = 1, kVarB8 = 2, kNumVariants = 4 };
 
 struct Member {
   int input;        /* index of the output histogram */
@@ -91,9 +96,12 @@ struct Params {
   int shift;              /* bin = value >> shift */
   int nout;
   int accumulate;
+  int direct;             /* blocks add straight into the output (below) */
+  unsigned long long gen; /* direct: this call's number, unique in the process */
   uint32_t *out;
   uint32_t *ticket;
   uint32_t *acc;          /* nout * bins, zero between calls */
+  unsigned long long *claim, *ready;  /* direct, overwrite: see the kernel */
 };
 
 /* 32-bit words per lane copy. */
@@ -212,14 +220,17 @@ luma_bytes (uint32_t b0, uint32_t b1, uint32_t b2, const Member &mb)
   return (mb.c0 * b0 + kLuma709G * b1 + mb.c2 * b2 + 32768u) >> 16;
 }
 
-/* Bin of sample t (0 .. 16/S - 1) of member mb in the vector w. */
-template <int S, bool LUMA>
+/* Bin of sample t (0 .. 16/S - 1) of member mb in the vector w. B8: 256
+ * bins (shift 0), the byte taken by one permute, whatever mb.res. */
+template <int S, bool LUMA, bool B8 = false>
 __device__ __forceinline__ uint32_t
 vec_bin (const uint32_t (&w)[4], int t, const Member &mb, int shift,
     uint32_t binmask)
 {
   const int q = (t * S) >> 2;                  /* static once unrolled */
   const int bo = ((t * S) & 3) * 8 + mb.res * 8;
+  if (B8 && !LUMA)
+    return __byte_perm (w[q], 0, 0x4440u | (uint32_t) (((t * S) & 3) + mb.res));
   if (LUMA)
     return luma_bytes ((w[q] >> bo) & 0xFFu, (w[q] >> (bo + 8)) & 0xFFu,
         (w[q] >> (bo + 16)) & 0xFFu, mb) >> shift;
@@ -228,7 +239,7 @@ vec_bin (const uint32_t (&w)[4], int t, const Member &mb, int shift,
 
 /* m: valid bytes of the vector (bit i = byte i); diff: bits where words 1..3
  * differ from word 0. */
-template <int A, int S, bool LUMA>
+template <int A, int S, bool LUMA, bool B8 = false>
 __device__ __forceinline__ void
 count_vec (const Counter<A> &cnt, const Member &mb, const uint32_t (&w)[4],
     uint32_t m, uint32_t diff, int shift, uint32_t binmask)
@@ -254,17 +265,17 @@ count_vec (const Counter<A> &cnt, const Member &mb, const uint32_t (&w)[4],
       else
         same = (diff & ((LUMA ? 0xFFFFFFu : 0xFFu) << rb)) == 0;
       if (same) {
-        cnt.add (vec_bin<S, LUMA> (w, 0, mb, shift, binmask), (uint32_t) N);
+        cnt.add (vec_bin<S, LUMA, B8> (w, 0, mb, shift, binmask), (uint32_t) N);
         return;
       }
 #pragma unroll
       for (int t = 0; t < N; t++)
-        cnt.add (vec_bin<S, LUMA> (w, t, mb, shift, binmask), 1u);
+        cnt.add (vec_bin<S, LUMA, B8> (w, t, mb, shift, binmask), 1u);
     } else if (m != 0) {
 #pragma unroll
       for (int t = 0; t < N; t++)
         if ((m >> (mb.res + t * S)) & 1u)
-          cnt.add (vec_bin<S, LUMA> (w, t, mb, shift, binmask), 1u);
+          cnt.add (vec_bin<S, LUMA, B8> (w, t, mb, shift, binmask), 1u);
     }
   }
 }
@@ -304,52 +315,92 @@ load_chunk (uintptr_t a, uintptr_t lo, uintptr_t hi, uint32_t (&w)[4],
   }
 }
 
-/* Vector path, step S in {1, 2, 4}: rows of g.span bytes from g.base; lane
- * `lane` of a warp takes chunks lane, lane + 32, ... of its items. */
-template <int A, int S>
-__device__ void
-run_vec (const Params &p, const Group &g, uint32_t *smem, int lane,
-    uint32_t first, uint32_t stride)
+/* The kVecs chunks of lane `lane` in item `item` of group g. */
+__device__ __forceinline__ void
+vec_load_item (const Group &g, uint32_t item, int lane, uint32_t (&w)[kVecs][4],
+    uint32_t (&m)[kVecs])
+{
+  const uint32_t row = item / g.items_per_row;
+  const uint32_t k = item - row * g.items_per_row;
+  const uintptr_t lo = (uintptr_t) g.base + (size_t) row * g.pitch;
+  const uintptr_t hi = lo + g.span;
+  const uintptr_t a0 = lo & ~(uintptr_t) 15;
+#pragma unroll
+  for (int j = 0; j < kVecs; j++)
+    load_chunk<1> (a0 + 16 * ((size_t) k * kChunksPerItem + (size_t) (j * 32 + lane)),
+        lo, hi, w[j], m[j]);
+}
+
+/* Counts the chunks of one item for every member of g. */
+template <int A, int S, bool B8>
+__device__ __forceinline__ void
+vec_count_item (const Params &p, const Group &g, uint32_t *smem, int lane,
+    const uint32_t (&w)[kVecs][4], const uint32_t (&m)[kVecs])
 {
   constexpr int kMaxMem = S == 1 ? 1 : kHistogramMaxInputs;
   const int shift = p.shift;
   const uint32_t binmask = (uint32_t) p.bins - 1;
-  const int nmem = g.nmem;
-  const uint32_t ipr = g.items_per_row;
-  const uint32_t items = g.items;
-  const size_t pitch = g.pitch;
-  const size_t span = g.span;
-  const uintptr_t base = (uintptr_t) g.base;
-
-  for (uint32_t item = first; item < items; item += stride) {
-    const uint32_t row = item / ipr;
-    const uint32_t k = item - row * ipr;
-    const uintptr_t lo = base + (size_t) row * pitch;
-    const uintptr_t hi = lo + span;
-    const uintptr_t a0 = lo & ~(uintptr_t) 15;
-    uint32_t w[kVecs][4];
-    uint32_t m[kVecs];
 #pragma unroll
-    for (int j = 0; j < kVecs; j++)
-      load_chunk<1> (a0 + 16 * ((size_t) k * kChunksPerItem + (size_t) (j * 32 + lane)),
-          lo, hi, w[j], m[j]);
+  for (int j = 0; j < kVecs; j++) {
+    const uint32_t diff = (w[j][0] ^ w[j][1]) | (w[j][0] ^ w[j][2]) | (w[j][0] ^ w[j][3]);
 #pragma unroll
-    for (int j = 0; j < kVecs; j++) {
-      const uint32_t diff = (w[j][0] ^ w[j][1]) | (w[j][0] ^ w[j][2]) | (w[j][0] ^ w[j][3]);
-#pragma unroll
-      for (int mi = 0; mi < kMaxMem; mi++) {
-        if (mi < nmem) {
-          const Member &mb = g.mem[mi];
-          const Counter<A> cnt (smem + mi * g.region_words, p.bins, lane);
-          if constexpr (S == 4) {
-            if (mb.luma)
-              count_vec<A, S, true> (cnt, mb, w[j], m[j], diff, shift, binmask);
-            else
-              count_vec<A, S, false> (cnt, mb, w[j], m[j], diff, shift, binmask);
-          } else {
-            count_vec<A, S, false> (cnt, mb, w[j], m[j], diff, shift, binmask);
-          }
+    for (int mi = 0; mi < kMaxMem; mi++) {
+      if (mi < g.nmem) {
+        const Member &mb = g.mem[mi];
+        const Counter<A> cnt (smem + mi * g.region_words, p.bins, lane);
+        if constexpr (S == 4) {
+          if (mb.luma)
+            count_vec<A, S, true> (cnt, mb, w[j], m[j], diff, shift, binmask);
+          else
+            count_vec<A, S, false, B8> (cnt, mb, w[j], m[j], diff, shift, binmask);
+        } else {
+          count_vec<A, S, false, B8> (cnt, mb, w[j], m[j], diff, shift, binmask);
         }
+      }
+    }
+  }
+}
+
+/* Vector path, step S in {1, 2, 4}: rows of g.span bytes from g.base; lane
+ * `lane` of a warp takes chunks lane, lane + 32, ... of its items. PF: the
+ * next item's loads are in flight while this one is counted (twice the
+ * registers for chunks). */
+template <int A, int S, bool PF, bool B8>
+__device__ void
+run_vec (const Params &p, const Group &g, uint32_t *smem, int lane,
+    uint32_t first, uint32_t stride)
+{
+  const uint32_t items = g.items;
+  uint32_t w[kVecs][4];
+  uint32_t m[kVecs];
+  if constexpr (!PF) {
+    for (uint32_t item = first; item < items; item += stride) {
+      vec_load_item (g, item, lane, w, m);
+      vec_count_item<A, S, B8> (p, g, smem, lane, w, m);
+    }
+  } else {
+    if (first < items)
+      vec_load_item (g, first, lane, w, m);
+    /* items and stride below 2^31: item + stride does not wrap */
+    for (uint32_t item = first; item < items; item += stride) {
+      uint32_t nw[kVecs][4];
+      uint32_t nm[kVecs];
+      if (item + stride < items) {
+        vec_load_item (g, item + stride, lane, nw, nm);
+      } else {
+#pragma unroll
+        for (int j = 0; j < kVecs; j++) {
+          nw[j][0] = nw[j][1] = nw[j][2] = nw[j][3] = 0;
+          nm[j] = 0;
+        }
+      }
+      vec_count_item<A, S, B8> (p, g, smem, lane, w, m);
+#pragma unroll
+      for (int j = 0; j < kVecs; j++) {
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+          w[j][i] = nw[j][i];
+        m[j] = nm[j];
       }
     }
   }
@@ -463,7 +514,27 @@ merge (const uint32_t *r, uint32_t *acc, int bins, int tid)
   }
 }
 
-template <int A>
+/* Direct merge, overwrite: waits until the output has been zeroed for this
+ * call (by the block that claimed it, which is running). */
+__device__ __forceinline__ void
+wait_output_zeroed (const Params &p)
+{
+  if (!p.direct || p.accumulate)
+    return;
+  if (threadIdx.x == 0) {
+    /* never a hang: a wait of over ~2 s can only be a broken workspace */
+    for (uint32_t n = 0; *(volatile unsigned long long *) p.ready != p.gen; n++) {
+      if (n > (1u << 26))
+        __trap ();
+      __nanosleep (32);
+    }
+    __threadfence ();
+  }
+  __syncthreads ();
+}
+
+/* V: the shape's code variants of the replicated counters (kVar*). */
+template <int A, int V>
 __device__ void
 block_work (const Params &p, const Group &g, uint32_t *smem)
 {
@@ -478,19 +549,26 @@ block_work (const Params &p, const Group &g, uint32_t *smem)
   const uint32_t warps = blockDim.x >> 5;
   const uint32_t first = (blockIdx.x - (uint32_t) g.block_begin) * warps + (uint32_t) (tid >> 5);
   const uint32_t stride = (uint32_t) g.nblocks * warps;
+  constexpr bool kPF = (V & kVarPrefetch) != 0, kB8 = (V & kVarB8) != 0;
   switch (g.path) {
-    case kPathVec1: run_vec<A, 1> (p, g, smem, lane, first, stride); break;
-    case kPathVec2: run_vec<A, 2> (p, g, smem, lane, first, stride); break;
-    case kPathVec4: run_vec<A, 4> (p, g, smem, lane, first, stride); break;
+    case kPathVec1: run_vec<A, 1, kPF, kB8> (p, g, smem, lane, first, stride); break;
+    case kPathVec2: run_vec<A, 2, kPF, kB8> (p, g, smem, lane, first, stride); break;
+    case kPathVec4: run_vec<A, 4, kPF, kB8> (p, g, smem, lane, first, stride); break;
     default: run_generic<A> (p, g, smem, lane, first, stride); break;
   }
   __syncthreads ();
 
+  wait_output_zeroed (p);
+  uint32_t *const dst = p.direct ? p.out : p.acc;
   for (int mi = 0; mi < g.nmem; mi++)
-    merge<A> (smem + mi * g.region_words, p.acc + (size_t) g.mem[mi].input * p.bins,
+    merge<A> (smem + mi * g.region_words, dst + (size_t) g.mem[mi].input * p.bins,
         p.bins, tid);
 }
 
+/* V = 0: every algorithm; V != 0: the replicated counters with the shape's
+ * code variants V, a kernel of its own so that they cost the others no
+ * registers (the host launches it only when every group is replicated). */
+template <int V>
 __global__ void __launch_bounds__ (kMaxThreads, 1)
 histogram_kernel (const __grid_constant__ Params p)
 {
@@ -499,6 +577,27 @@ histogram_kernel (const __grid_constant__ Params p)
   uint32_t *smem = reinterpret_cast<uint32_t *> (dyn_smem);
   const int tid = threadIdx.x;
 
+  /* Direct merge (a shape's option): blocks add their counts straight into
+   * the output, so there is no accumulator, ticket or last block. To
+   * overwrite, the first block to swap this call's number into *claim
+   * zeroes the output and publishes the number in *ready; the others wait
+   * for it before their first addition (the claiming block is running, so
+   * the wait ends whatever the scheduling). Call numbers never repeat, so
+   * the words need no reset. */
+  if (p.direct && !p.accumulate) {
+    if (tid == 0)
+      s_last = atomicExch (p.claim, p.gen) != p.gen;
+    __syncthreads ();
+    if (s_last) {
+      for (int i = tid; i < p.nout * p.bins; i += (int) blockDim.x)
+        p.out[i] = 0;
+      __threadfence ();
+      __syncthreads ();
+      if (tid == 0)
+        atomicExch (p.ready, p.gen);
+    }
+  }
+
   int gi = -1;
   for (int i = 0; i < p.ngroups; i++)
     if ((int) blockIdx.x >= p.g[i].block_begin &&
@@ -506,14 +605,20 @@ histogram_kernel (const __grid_constant__ Params p)
       gi = i;
   if (gi >= 0) {
     const Group &g = p.g[gi];
-    switch (g.algo) {
-      case kReplicated: block_work<kReplicated> (p, g, smem); break;
-      case kPacked16: block_work<kPacked16> (p, g, smem); break;
-      case kPacked8: block_work<kPacked8> (p, g, smem); break;
-      default: block_work<kWarpAgg> (p, g, smem); break;
+    if constexpr (V != 0) {
+      block_work<kReplicated, V> (p, g, smem);
+    } else {
+      switch (g.algo) {
+        case kReplicated: block_work<kReplicated, 0> (p, g, smem); break;
+        case kPacked16: block_work<kPacked16, 0> (p, g, smem); break;
+        case kPacked8: block_work<kPacked8, 0> (p, g, smem); break;
+        default: block_work<kWarpAgg, 0> (p, g, smem); break;
+      }
     }
   }
 
+  if (p.direct)
+    return;
   /* The last block to get here moves the accumulator to the output and
    * leaves the workspace zeroed (threadFenceReduction pattern). */
   __threadfence ();
@@ -807,6 +912,11 @@ general_kernel (const __grid_constant__ GParams p)
 
 constexpr int kMaxDevices = 64;
 
+/* histogram_kernel by code variant (kVar* bits). */
+using HistKernel = decltype (&histogram_kernel<0>);
+const HistKernel kHistKernels[kNumVariants] = { histogram_kernel<0>,
+  histogram_kernel<1>, histogram_kernel<2>, histogram_kernel<3> };
+
 struct DevInfo {
   bool ready = false;
   int sms = 0;
@@ -823,6 +933,8 @@ struct OccEntry {
 };
 
 std::atomic<int> g_max_blocks (0);
+std::atomic<int> g_shape (-1);     /* forced shape, -1: the pick */
+std::atomic<unsigned long long> g_call (0);  /* call numbers (direct merge) */
 std::mutex g_mu;
 DevInfo g_dev[kMaxDevices];
 std::vector<OccEntry> g_occ;
@@ -842,11 +954,15 @@ device_info (int *dev, DevInfo *info)
     CIP_CUDA_TRY (cudaDeviceGetAttribute (&optin,
         cudaDevAttrMaxSharedMemoryPerBlockOptin, *dev));
     cudaFuncAttributes fa;
-    CIP_CUDA_TRY (cudaFuncGetAttributes (&fa, histogram_kernel));
-    size_t dyn = (size_t) optin > fa.sharedSizeBytes ? (size_t) optin - fa.sharedSizeBytes : 0;
-    dyn = std::min (dyn, kMaxDynSmem);
-    CIP_CUDA_TRY (cudaFuncSetAttribute (histogram_kernel,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) dyn));
+    size_t dyn = kMaxDynSmem;
+    for (HistKernel k : kHistKernels) {
+      CIP_CUDA_TRY (cudaFuncGetAttributes (&fa, k));
+      dyn = std::min (dyn, (size_t) optin > fa.sharedSizeBytes ?
+          (size_t) optin - fa.sharedSizeBytes : 0);
+    }
+    for (HistKernel k : kHistKernels)
+      CIP_CUDA_TRY (cudaFuncSetAttribute (k,
+          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) dyn));
     CIP_CUDA_TRY (cudaFuncGetAttributes (&fa, general_kernel));
     size_t dyn_g = (size_t) optin > fa.sharedSizeBytes ? (size_t) optin - fa.sharedSizeBytes : 0;
     dyn_g = std::min (dyn_g, kMaxDynSmemGeneral);
@@ -901,16 +1017,16 @@ generic_items_per_row (int width)
   return ((uint64_t) width + 32 * kSamps - 1) / (32 * kSamps);
 }
 
-/* Blocks of the grid: one per warps * kMinItemsPerWarp items, at most what
+/* Blocks of the grid: one per warps * items_per_warp items, at most what
  * is resident at once (or the debug cap), shared between the groups (or
  * inputs) g[0 .. n) by their items; sets their block ranges and returns the
  * grid size (at least 1). */
 template <typename G>
 int
 share_grid (const DevInfo &di, int threads, int per_sm, G *g, int n,
-    uint64_t total_items)
+    uint64_t total_items, int items_per_warp = 1)
 {
-  const uint64_t per_block = (uint64_t) (threads / 32) * kMinItemsPerWarp;
+  const uint64_t per_block = (uint64_t) (threads / 32) * (uint64_t) items_per_warp;
   uint64_t cap = (uint64_t) di.sms * (uint64_t) per_sm;
   const int user_cap = g_max_blocks.load ();
   if (user_cap > 0)
@@ -1093,6 +1209,12 @@ histogram_debug_max_blocks (int n)
   g_max_blocks.store (n > 0 ? n : 0);
 }
 
+void
+histogram_debug_shape (int k)
+{
+  g_shape.store (k >= 0 && k < detail::kHistShapeCount ? k : -1);
+}
+
 Status
 histogram_workspace_init (void *d_ws, size_t ws_bytes, Stream stream)
 {
@@ -1199,6 +1321,8 @@ histogram (const HistInput *inputs, int count, int bins, uint32_t *d_hist,
   prm.accumulate = accumulate ? 1 : 0;
   prm.out = d_hist;
   prm.ticket = static_cast<uint32_t *> (d_ws);
+  prm.claim = reinterpret_cast<unsigned long long *> (static_cast<uint8_t *> (d_ws) + 8);
+  prm.ready = reinterpret_cast<unsigned long long *> (static_cast<uint8_t *> (d_ws) + 16);
   prm.acc = reinterpret_cast<uint32_t *> (static_cast<uint8_t *> (d_ws) + kWsHeader);
 
   size_t smem = 0;
@@ -1250,23 +1374,56 @@ histogram (const HistInput *inputs, int count, int bins, uint32_t *d_hist,
     total_items += g.items;
   }
 
-  /* the block: 512 threads, or 1024 where two blocks would not fit an SM;
-   * the grid: one block per warps * kMinItemsPerWarp items, at most what is
-   * resident at once, shared between the groups by their work */
-  int threads = kSmallThreads, per_sm = 1;
+  /* the launch shape: forced (tuning), or picked for the largest group */
+  int shape_idx = g_shape.load ();
+  if (shape_idx < 0 || shape_idx >= detail::kHistShapeCount) {
+    uint64_t px = 0;
+    int members = 1;
+    for (int k = 0; k < ng; k++) {
+      const HostIn &f = in[grp[k].mem[0]];
+      const uint64_t gpx = (uint64_t) f.w * (uint64_t) f.h;
+      if (gpx > px || (gpx == px && grp[k].n > members)) {
+        px = gpx;
+        members = grp[k].n;
+      }
+    }
+    shape_idx = detail::histogram_pick_shape (px, members);
+    if (shape_idx < 0 || shape_idx >= detail::kHistShapeCount)
+      shape_idx = 0;
+  }
+  const detail::HistShape &shape = detail::kHistShapes[shape_idx];
+  /* the shape's code variants: replicated groups only (any other runs the
+   * kernel of every algorithm, with the shape's launch) */
+  int variant = (shape.prefetch ? kVarPrefetch : 0) |
+      (shape.b8 && bins == 256 ? kVarB8 : 0);
+  for (int k = 0; k < ng; k++)
+    if (prm.g[k].algo != kReplicated)
+      variant = 0;
+  const HistKernel kernel = kHistKernels[variant];
+  prm.direct = shape.direct ? 1 : 0;
+  prm.gen = g_call.fetch_add (1) + 1;
+
+  /* the block: the shape's size, else 512 threads, or 1024 where two blocks
+   * would not fit an SM; the grid: one block per warps * items_per_warp
+   * items, at most what is resident at once (or the shape's cap), shared
+   * between the groups by their work */
+  int threads = shape.threads > 0 ? shape.threads : kSmallThreads, per_sm = 1;
   if (ng > 0) {
-    st = blocks_per_sm (dev, threads, smem, &per_sm, histogram_kernel);
-    if (st == Status::ok && per_sm < 2) {
+    st = blocks_per_sm (dev, threads, smem, &per_sm, kernel);
+    if (st == Status::ok && per_sm < 2 && shape.threads == 0) {
       threads = kMaxThreads;
-      st = blocks_per_sm (dev, threads, smem, &per_sm, histogram_kernel);
+      st = blocks_per_sm (dev, threads, smem, &per_sm, kernel);
     }
     if (st != Status::ok)
       return st;
+    if (shape.max_per_sm > 0)
+      per_sm = std::min (per_sm, shape.max_per_sm);
   }
   /* no pixels: one block writes the zeros */
-  const int grid = share_grid (di, threads, per_sm, prm.g, ng, total_items);
+  const int grid = share_grid (di, threads, per_sm, prm.g, ng, total_items,
+      std::max (1, shape.items_per_warp));
 
-  histogram_kernel<<<grid, threads, smem, stream>>> (prm);
+  kernel<<<grid, threads, smem, stream>>> (prm);
   CIP_LAUNCH_CHECK (stream, "histogram");
   return Status::ok;
 }

@@ -1,7 +1,9 @@
 /* Histogram: the CPU reference against a naive count (contents, bins, steps,
  * luma of RGB, ROIs, padded pitches, accumulate, argument checks); on a GPU,
- * every algorithm against the reference, exactly, with poisoned outputs,
- * several inputs per call and one workspace reused across calls. Drawing:
+ * every algorithm (and, on the 8-bit path, the per-lane ones with every
+ * launch shape of histogram_debug_shape()) against the reference, exactly,
+ * with poisoned outputs, several inputs per call and one workspace reused
+ * across calls. Drawing:
  * the reference against a naive chart (sizes, bands, bins, steps, alphas,
  * counts up to 2^32 - 1), and on a GPU the kernel against the reference,
  * every byte of the image compared. */
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "cip/histogram.h"
+#include "detail/histogram_internal.h"
 
 #ifdef HAVE_CUDA
 #include "testcuda.h"
@@ -382,6 +385,26 @@ GST_START_TEST (test_api_misc)
   HostImage a = testutil::make_image (64, 64, Content::random, 1, 1, 0);
   for (int bins : all_bins)
     fail_unless (cip::histogram_pick (input (a.view ()), bins) != HistAlgorithm::automatic);
+  /* launch shapes: named, distinct, "base" first; the pick is one of them */
+  const int ns = cip::histogram_debug_shape_count ();
+  fail_unless (ns >= 1 && strcmp (cip::histogram_debug_shape_name (0), "base") == 0);
+  fail_unless (cip::histogram_debug_shape_name (-1) == nullptr);
+  fail_unless (cip::histogram_debug_shape_name (ns) == nullptr);
+  for (int i = 0; i < ns; i++) {
+    const cip::detail::HistShape &sh = cip::detail::kHistShapes[i];
+    fail_unless (sh.threads == 0 || sh.threads == 256 || sh.threads == 512 ||
+        sh.threads == 1024, "%s", sh.name);
+    fail_unless (sh.items_per_warp >= 1 && sh.max_per_sm >= 0, "%s", sh.name);
+    for (int j = 0; j < ns; j++)
+      fail_unless ((i == j) == (strcmp (cip::histogram_debug_shape_name (i),
+                  cip::histogram_debug_shape_name (j)) == 0));
+  }
+  for (uint64_t px : { (uint64_t) 0, (uint64_t) 1, (uint64_t) 1920 * 1080,
+          (uint64_t) 16384 * 16384, (uint64_t) cip::kHistogramMaxPixels })
+    for (int members = 1; members <= cip::kHistogramMaxInputs; members++) {
+      const int k = cip::detail::histogram_pick_shape (px, members);
+      fail_unless (k >= 0 && k < ns);
+    }
   const size_t most = cip::histogram_workspace_bytes (cip::kHistogramMaxInputs,
       cip::kHistogramMaxBins);
   for (int n = 1; n <= 4; n++)
@@ -976,7 +999,9 @@ gpu_matches (Gpu &g, const HistInput *in, const DevImage *const *imgs, int n,
   return true;
 }
 
-/* Every algorithm (overwrite; accumulate too when asked) on one call. */
+/* Every algorithm (overwrite; accumulate too when asked) on one call; then,
+ * with every other launch shape of the 8-bit path forced, the per-lane
+ * algorithms (replicated runs the shape's code variants). */
 void
 gpu_check (Gpu &g, const HistInput *in, const DevImage *const *imgs, int n,
     int bins, const std::string &what, bool with_accumulate = false)
@@ -991,6 +1016,22 @@ gpu_check (Gpu &g, const HistInput *in, const DevImage *const *imgs, int n,
       fail_unless (gpu_matches (g, in, imgs, n, bins, a, true, want, what), "%s",
           what.c_str ());
   }
+  if (!cip::histogram_is_8bit_path (in, n, bins))
+    return;
+  for (int k = 1; k < cip::histogram_debug_shape_count (); k++) {
+    cip::histogram_debug_shape (k);
+    const std::string w = what + " shape " + cip::histogram_debug_shape_name (k);
+    for (HistAlgorithm a : { HistAlgorithm::replicated, HistAlgorithm::packed16,
+            HistAlgorithm::packed8 }) {
+      const bool ok = gpu_matches (g, in, imgs, n, bins, a, false, want, w) &&
+          (!with_accumulate || a != HistAlgorithm::replicated ||
+              gpu_matches (g, in, imgs, n, bins, a, true, want, w));
+      if (!ok)
+        cip::histogram_debug_shape (-1);
+      fail_unless (ok, "%s", w.c_str ());
+    }
+  }
+  cip::histogram_debug_shape (-1);
 }
 
 /* n inputs all from one image */

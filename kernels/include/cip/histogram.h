@@ -159,6 +159,25 @@ Status histogram (const HistInput *inputs, int count, int bins,
  * often, which is how the tests reach the carry path. */
 void histogram_debug_max_blocks (int n);
 
+/* Testing and tuning only: launch shapes of the fast 8-bit path, compared
+ * side by side by bench/histogram. A shape sets
+ * - the launch: block size, grid (smallest work per warp, resident blocks
+ *   per SM);
+ * - two code variants of the replicated counters (ignored by the others):
+ *   `pf`, loads of a warp's next item issued before its current item is
+ *   counted; `b8`, 256-bin byte extraction with one byte permute;
+ * - the merge: `direct` adds each block's counts straight into the output
+ *   (two workspace header words order the zeroing) instead of into an
+ *   accumulator that the last block moves to the output.
+ * Shape 0 is the launch of earlier releases. Every call runs the shape
+ * detail::histogram_pick_shape() picks for its size unless
+ * histogram_debug_shape(k) forces shape k on every later call in this
+ * process (-1: back to the pick). Every shape counts exactly. */
+int histogram_debug_shape_count ();
+/* Name of shape k ("base", "pf+b8", "t256+pf+b8", ...), or nullptr. */
+const char *histogram_debug_shape_name (int k);
+void histogram_debug_shape (int k);
+
 /* ---- drawing: histograms as a bar chart painted into a frame ------------
  *
  * histogram_draw() paints `count` histograms of `bins` counts (histogram i at
