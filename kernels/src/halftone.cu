@@ -41,6 +41,15 @@
  * (4-chunk rings with back-pressure both ways); the movers never block, the
  * compute warp never touches a global flag or fence.
  *
+ * 16-bit planes (10/16-bit video) run the same kernels with sample size
+ * B = 2 as a template parameter: a 32-bit word holds two samples instead of
+ * four (16 words per row chunk instead of 8; the shear of 4 keeps every
+ * chunk 4-byte aligned), values are taken at the planes' shift and masked,
+ * errors (up to 128 M, M = 2^depth - 1) are int32 in the rings and boundary
+ * rows, and the level arithmetic runs for M (a division instead of the
+ * 8-bit multiply-high). Every B-dependent expression of the B = 1
+ * instantiation reduces to the original 8-bit code.
+ *
  * The workspace's ticket, done counter and progress words start at zero
  * (halftone_workspace_init); the last worker to finish puts them back.
  */
