@@ -1737,6 +1737,32 @@ gpu_check_plane (Gpu &g, HostImage &src, int ch, const HalftoneOptions &o,
   gpu_check (g, c, { &dst.bytes }, o, what, algos);
 }
 
+/* The plane `src` halftoned `runs` times on one workspace into a destination
+ * poisoned before each run: the reference's output every time. */
+void
+check_repeats (Gpu &g, const HostImage &src, const HalftoneOptions &o, int runs,
+    const std::string &what)
+{
+  HostImage want = src;
+  std::fill (want.bytes.begin (), want.bytes.end (), 0);
+  HalftonePlane hp = plane (src.view (), want);
+  fail_unless (cip::ref::halftone (&hp, 1, o) == Status::ok);
+  DevBuf ds (src.bytes.size ()), dd (want.bytes.size ());
+  ds.upload (src.bytes);
+  HalftonePlane dp = hp;
+  dp.src.data = ds.p;
+  dp.dst = dd.p;
+  std::vector<uint8_t> got (want.bytes.size ());
+  for (int i = 0; i < runs; i++) {
+    CUDA_OK (cudaMemsetAsync (dd.p, i & 1 ? 0x5A : 0xA5, dd.n, g.stream));
+    fail_unless (cip::halftone (&dp, 1, o, g.ws.p, g.ws.n, g.stream) == Status::ok);
+    CUDA_OK (cudaMemcpyAsync (got.data (), dd.p, got.size (), cudaMemcpyDeviceToHost,
+            g.stream));
+    CUDA_OK (cudaStreamSynchronize (g.stream));
+    fail_unless (got == want.bytes, "%s run %d", what.c_str (), i);
+  }
+}
+
 }  // namespace
 
 GST_START_TEST (test_gpu_kernels_levels_sizes)
@@ -1906,25 +1932,8 @@ GST_START_TEST (test_gpu_repeatable)
   for (const Case &cs : sm ? std::vector<Case> (small, small + 1) :
       std::vector<Case> (full, full + 3)) {
     HostImage src = testutil::make_image (cs.w, cs.h, Content::natural, 91, 1, 0);
-    HostImage want = testutil::make_image (cs.w, cs.h, Content::zeros, 1, 1, 0);
-    HalftonePlane hp = plane (src.view (), want);
-    fail_unless (cip::ref::halftone (&hp, 1, options (cs.k, cs.levels)) == Status::ok);
-    DevBuf ds (src.bytes.size ()), dd (want.bytes.size ());
-    ds.upload (src.bytes);
-    HalftonePlane dp = hp;
-    dp.src.data = ds.p;
-    dp.dst = dd.p;
-    std::vector<uint8_t> got (want.bytes.size ());
-    for (int i = 0; i < cs.runs; i++) {
-      CUDA_OK (cudaMemsetAsync (dd.p, i & 1 ? 0x5A : 0xA5, dd.n, g.stream));
-      fail_unless (cip::halftone (&dp, 1, options (cs.k, cs.levels), g.ws.p, g.ws.n,
-              g.stream) == Status::ok);
-      CUDA_OK (cudaMemcpyAsync (got.data (), dd.p, got.size (), cudaMemcpyDeviceToHost,
-              g.stream));
-      CUDA_OK (cudaStreamSynchronize (g.stream));
-      fail_unless (got == want.bytes, "%s run %d",
-          describe ("repeat", cs.k, cs.levels, cs.w, cs.h).c_str (), i);
-    }
+    check_repeats (g, src, options (cs.k, cs.levels), cs.runs,
+        describe ("repeat", cs.k, cs.levels, cs.w, cs.h));
   }
 }
 GST_END_TEST;
@@ -2307,25 +2316,8 @@ GST_START_TEST (test_gpu16_temporal_capped_repeat)
   cip::halftone_debug_max_workers (0);
   /* repeated runs: identical */
   HostImage src = testutil::make_image16 (1920, 1080, Content::natural, 10, 6, 91, 1, 0, true);
-  HostImage want = testutil::make_image16 (1920, 1080, Content::zeros, 10, 6, 1, 1, 0);
-  HalftonePlane hp = plane16 (src, 0, want, 0);
-  fail_unless (cip::ref::halftone (&hp, 1, options (HalftoneKernel::floyd_steinberg, 2)) ==
-      Status::ok);
-  DevBuf ds (src.bytes.size ()), dd (want.bytes.size ());
-  ds.upload (src.bytes);
-  HalftonePlane dp = hp;
-  dp.src.data = ds.p;
-  dp.dst = dd.p;
-  std::vector<uint8_t> got (want.bytes.size ());
-  for (int i = 0; i < (sm ? 5 : 500); i++) {
-    CUDA_OK (cudaMemsetAsync (dd.p, i & 1 ? 0x5A : 0xA5, dd.n, g.stream));
-    fail_unless (cip::halftone (&dp, 1, options (HalftoneKernel::floyd_steinberg, 2),
-            g.ws.p, g.ws.n, g.stream) == Status::ok);
-    CUDA_OK (cudaMemcpyAsync (got.data (), dd.p, got.size (), cudaMemcpyDeviceToHost,
-            g.stream));
-    CUDA_OK (cudaStreamSynchronize (g.stream));
-    fail_unless (got == want.bytes, "gpu16 repeat run %d", i);
-  }
+  check_repeats (g, src, options (HalftoneKernel::floyd_steinberg, 2), sm ? 5 : 500,
+      "gpu16 repeat");
 }
 GST_END_TEST;
 
