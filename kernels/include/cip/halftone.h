@@ -18,8 +18,8 @@
  * right on every row, no serpentine), defined in fixed point so that the GPU
  * and the CPU reference agree bit for bit. Errors are integers in 1/128 of a
  * value step (kHalftoneErrorOne; the same 128 at every depth, so 8-bit is
- * unchanged; |error| <= 128 M < 2^23, int32 at every depth, int16 at 8
- * bits). For pixel (x, y) with input value `in`:
+ * unchanged); |error| <= 128 M: int16 at 8 bits, below 2^23 at 16 bits, and
+ * every intermediate below 2^32. For pixel (x, y) with input value `in`:
  *   sum = sum of w * e(x - dx, y - dy) over the kernel's taps (dx, dy, w):
  *         the pixels already processed that diffuse into (x, y); pixels
  *         outside the plane count as 0 ("error collection": each pixel
