@@ -119,13 +119,13 @@ struct Params {
   PlaneP pl[halftone_max_planes];
   int nplanes;
   int levels;
-  int maxv, shift;             /* the planes' layout: largest value, shift */
   uint32_t lmagic;
   int band;                    /* > 0: histories are read */
   uint32_t *ctl;               /* [0] ticket, [1] done */
   uint32_t *progress;
   HtSchedule sched;
   int workers;
+  int maxv, shift;             /* the planes' layout: largest value, shift */
 };
 
 __device__ __forceinline__ PlaneP
