@@ -3,16 +3,19 @@
  * @title: cudahalftone
  * @short_description: error-diffusion halftoning (Floyd–Steinberg and kin) of video
  *
- * Reduces every sample to `levels` output levels spread evenly over 0..255
- * (2 levels: 0 and 255) by error diffusion — `kernel` picks Floyd–Steinberg
+ * Reduces every sample to `levels` output levels spread evenly over the
+ * format's range (0..255; 0..1023 for 10-bit and 0..65535 for 16-bit
+ * formats, written back in the same format; 2 levels: black and white) by
+ * error diffusion — `kernel` picks Floyd–Steinberg
  * (default), Jarvis–Judice–Ninke, Stucki, Burkes, Sierra, Sierra Lite or
  * Atkinson — or by ordered dithering with an 8×8 Bayer matrix
  * (`method=ordered`, the fast alternative). For e-paper and thermal-printer
  * output, print preview, retro looks and bit-depth reduction without banding.
  *
  * `color=false` (default) halftones the luma and gives grey output: the Y
- * plane of YUV frames with the chroma set neutral, GRAY8, or the BT.601 luma
- * of RGB frames written to R, G and B. `color=true` halftones every plane
+ * plane of YUV frames with the chroma set neutral (mid-range at the
+ * format's depth), GRAY8/GRAY16_LE, or the BT.601 luma of RGB frames
+ * written to R, G and B. `color=true` halftones every plane
  * (Y, U, V) or colour channel (R, G, B) on its own. Alpha and the padding
  * byte of RGB formats are copied.
  *
@@ -30,6 +33,10 @@
  * low-pass error); a scene cut still updates at once. The previous output is
  * state that restarts on flush, new caps and a change of kernel, levels,
  * method or colour.
+ *
+ * Formats: NV12, I420, Y444, RGBA, BGRA, RGBx, BGRx, P010_10LE, P016_LE,
+ * I420_10LE and Y444_16LE in CUDA or system memory, GRAY8 and GRAY16_LE in
+ * system memory; output format = input format.
  *
  * ## Example launch lines
  * ```
@@ -167,13 +174,14 @@ gst_cuda_halftone_class_init (GstCudaHalftoneClass * klass)
   /**
    * GstCudaHalftone:levels:
    *
-   * Output levels per channel, spread evenly over 0..255 (level k of L is
-   * round(k × 255 / (L − 1))).
+   * Output levels per channel, spread evenly over the format's range 0..M
+   * (M = 255, 1023 or 65535 for 8-, 10- and 16-bit formats; level k of L is
+   * round(k × M / (L − 1))).
    */
   g_object_class_install_property (gobject_class, PROP_LEVELS,
       g_param_spec_uint ("levels", "Levels",
-          "Output levels per channel, evenly over 0..255 (2 = black and "
-          "white)", cip::halftone_min_levels, cip::halftone_max_levels,
+          "Output levels per channel, evenly over the format's range (2 = "
+          "black and white)", cip::halftone_min_levels, cip::halftone_max_levels,
           DEFAULT_LEVELS, flags));
   /**
    * GstCudaHalftone:color:
@@ -198,10 +206,8 @@ gst_cuda_halftone_class_init (GstCudaHalftoneClass * klass)
           "Steadier patterns on video: 0 = plain diffusion, 0.5 recommended, "
           "1 = steadiest", 0.0, 1.0, DEFAULT_TEMPORAL_STABILITY, flags));
 
-  /* 8-bit formats only: the halftone kernels take 8-bit planes (10/16-bit
-   * caps are refused at negotiation) */
   gst_cuda_imgproc_filter_class_set_formats (element_class,
-      GST_CUDA_IMGPROC_SYSTEM_FORMATS_8BIT, GST_CUDA_IMGPROC_CUDA_FORMATS_8BIT);
+      GST_CUDA_IMGPROC_SYSTEM_FORMATS, GST_CUDA_IMGPROC_CUDA_FORMATS);
   gst_element_class_set_static_metadata (element_class,
       "CUDA halftone", "Filter/Effect/Video",
       "Error-diffusion halftoning (Floyd-Steinberg and kin) or ordered "
@@ -318,10 +324,13 @@ gst_cuda_halftone_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   if (rgb) {
     /* alpha and the padding byte of RGBx pass through */
     ret = gst_cuda_imgproc_filter_copy_plane (filter, run, in, out, 0);
-  } else if (!color) {
+  } else if (!color && GST_VIDEO_INFO_N_PLANES (info) > 1) {
+    /* neutral chroma: mid-range at the format's depth and shift */
+    const cip::ImageView cv = in->component (1);
+    const guint16 neutral = (guint16) ((1u << (cv.depth - 1)) << cv.shift);
     for (guint p = 1; ret == GST_FLOW_OK && p < GST_VIDEO_INFO_N_PLANES (info);
         p++)
-      ret = gst_cuda_imgproc_filter_fill_plane (filter, run, out, p, 128);
+      ret = gst_cuda_imgproc_filter_fill_plane (filter, run, out, p, neutral);
   }
   if (ret != GST_FLOW_OK)
     return ret;
@@ -354,7 +363,8 @@ gst_cuda_halftone_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
     }
     if (temporal) {
       gboolean fresh;
-      p.history_pitch = (size_t) MAX (p.src.width, 1);
+      /* planar samples of the source's size */
+      p.history_pitch = (size_t) MAX (p.src.width, 1) * (size_t) p.src.bytes;
       p.history = (uint8_t *) gst_cuda_imgproc_filter_state (filter, c,
           "previous output", p.history_pitch * (gsize) MAX (p.src.height, 1),
           kind, run, &fresh);

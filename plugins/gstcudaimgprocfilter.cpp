@@ -728,20 +728,31 @@ gst_cuda_imgproc_filter_copy_plane (GstCudaImgprocFilter * self,
 GstFlowReturn
 gst_cuda_imgproc_filter_fill_plane (GstCudaImgprocFilter * self,
     const GstCudaImgprocRun * run, GstCudaImgprocFrame * out, guint plane,
-    guint8 value)
+    guint16 value)
 {
   gsize row_bytes;
   guint rows;
+  const guint bytes = gst_cuda_imgproc_format_depth (GST_VIDEO_INFO_FORMAT
+      (out->info)) > 8 ? 2 : 1;
 
   if (gst_cuda_imgproc_filter_fault (self, GST_CUDA_IMGPROC_FAULT_COPY))
     return injected_copy_error (self, "filling a plane");
   cip_plane_extent (out->info, plane, &row_bytes, &rows);
   if (run->gpu)
     return cip_gpu_fill_2d (self, out->data[plane], (gsize) out->stride[plane],
-        value, row_bytes, rows) ? GST_FLOW_OK : GST_FLOW_ERROR;
-  for (guint y = 0; y < rows; y++)
-    memset (out->data[plane] + (gsize) y * out->stride[plane], value,
-        row_bytes);
+        value, bytes, row_bytes, rows) ? GST_FLOW_OK : GST_FLOW_ERROR;
+  for (guint y = 0; y < rows; y++) {
+    guint8 *row = out->data[plane] + (gsize) y * out->stride[plane];
+    if (bytes == 1) {
+      memset (row, value, row_bytes);
+      continue;
+    }
+    /* little-endian words */
+    for (gsize i = 0; i + 1 < row_bytes; i += 2) {
+      row[i] = (guint8) value;
+      row[i + 1] = (guint8) (value >> 8);
+    }
+  }
   return GST_FLOW_OK;
 }
 

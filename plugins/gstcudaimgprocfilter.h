@@ -217,14 +217,16 @@ gboolean gst_cuda_imgproc_filter_map_table (GstCudaImgprocFilter * self,
 
 /* Plain copies and fills of whole planes where the frame is processed (on
  * run->stream on the GPU path), for what an element leaves as it was or
- * sets to a constant (e.g. the alpha plane, neutral chroma). Return
- * GST_FLOW_ERROR after posting an error. */
+ * sets to a constant (e.g. the alpha plane, neutral chroma). fill_plane's
+ * value is the sample written: a byte in 8-bit formats, a 16-bit word
+ * (bits at the format's shift) in 10/16-bit ones. Return GST_FLOW_ERROR
+ * after posting an error. */
 GstFlowReturn gst_cuda_imgproc_filter_copy_plane (GstCudaImgprocFilter * self,
     const GstCudaImgprocRun * run, const GstCudaImgprocFrame * in,
     GstCudaImgprocFrame * out, guint plane);
 GstFlowReturn gst_cuda_imgproc_filter_fill_plane (GstCudaImgprocFilter * self,
     const GstCudaImgprocRun * run, GstCudaImgprocFrame * out, guint plane,
-    guint8 value);
+    guint16 value);
 
 /* Where an auxiliary buffer lives. */
 typedef enum {

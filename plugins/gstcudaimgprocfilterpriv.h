@@ -115,8 +115,9 @@ gboolean cip_gpu_map_table (GstCudaImgprocFilter * self, GstMemory * mem,
     GstMapInfo * map);
 gboolean cip_gpu_copy_2d (GstCudaImgprocFilter * self, void *dst, gsize dpitch,
     const void *src, gsize spitch, gsize row_bytes, guint rows);
+/* bytes: the sample size (1, or 2 for 16-bit words of `value`). */
 gboolean cip_gpu_fill_2d (GstCudaImgprocFilter * self, void *dst, gsize pitch,
-    guint8 value, gsize row_bytes, guint rows);
+    guint16 value, guint bytes, gsize row_bytes, guint rows);
 #else
 /* Built without the GPU path: the CPU path is the only one. */
 static inline gboolean cip_gpu_open (GstCudaImgprocFilter * self, gint,
@@ -157,5 +158,5 @@ static inline gboolean cip_gpu_map_table (GstCudaImgprocFilter *, GstMemory *,
 static inline gboolean cip_gpu_copy_2d (GstCudaImgprocFilter *, void *, gsize,
     const void *, gsize, gsize, guint) { return FALSE; }
 static inline gboolean cip_gpu_fill_2d (GstCudaImgprocFilter *, void *, gsize,
-    guint8, gsize, guint) { return FALSE; }
+    guint16, guint, gsize, guint) { return FALSE; }
 #endif

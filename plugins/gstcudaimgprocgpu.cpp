@@ -753,10 +753,21 @@ cip_gpu_copy_2d (GstCudaImgprocFilter * self, void *dst, gsize dpitch,
 
 gboolean
 cip_gpu_fill_2d (GstCudaImgprocFilter * self, void *dst, gsize pitch,
-    guint8 value, gsize row_bytes, guint rows)
+    guint16 value, guint bytes, gsize row_bytes, guint rows)
 {
-  return cuda_ok (self, cudaMemset2DAsync (dst, pitch, value, row_bytes, rows,
-          PRIV (self)->gpu->stream), "filling a plane");
+  /* words of two equal bytes (and bytes) are a byte fill */
+  if (bytes == 1 || (value >> 8) == (value & 0xff))
+    return cuda_ok (self, cudaMemset2DAsync (dst, pitch, value & 0xff,
+            row_bytes, rows, PRIV (self)->gpu->stream), "filling a plane");
+  const cip::Status st = cip::fill_words (dst, pitch, (int) (row_bytes / 2),
+      (int) rows, value, (cip::Stream) PRIV (self)->gpu->stream);
+  if (st == cip::Status::ok)
+    return TRUE;
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("CUDA call failed: filling a plane"),
+      ("%s: %s. Check the driver and the device (nvidia-smi), or set "
+          "compute=cpu.", cip::status_string (st), cip::last_cuda_error ()));
+  return FALSE;
 }
 
 /* ---- one frame ------------------------------------------------------------ */

@@ -7,7 +7,9 @@
  * Cases: Floyd-Steinberg at 1920x1080 and 3840x2160 and Jarvis-Judice-Ninke at
  * 3840x2160, 2 levels (targets 0.3, 0.6 and 1.5 ms); without --quick also 4
  * levels, temporal stability 0.5 with a history, and a whole I420 frame in one
- * call. Every variant's output is checked against cip::ref::halftone before it
+ * call, and 16-bit planes (P016-like 16 bits, P010-like 10 bits at bit 6: skss
+ * only; "fs-3840x2160-p016" also with --quick). Every variant's output is
+ * checked against cip::ref::halftone before it
  * is timed; a mismatch aborts. The input is a smooth "natural" picture with
  * noise. Columns: median ms; chain = dependent pixel steps of the variant's
  * schedule (W + shear * (H - 1): shear 4 for skss, the kernel's least shear
@@ -34,8 +36,14 @@
 
 namespace {
 
+/* Sample layout of a case's planes: 8-bit, or 16-bit words. */
+struct Layout {
+  int bytes = 1, depth = 8, shift = 0;
+};
+
 struct Plane {
   int w = 0, h = 0;
+  Layout l;
   size_t pitch = 0;
   std::vector<uint8_t> host, want, hist_host;
   uint8_t *src = nullptr, *dst = nullptr, *hist = nullptr;
@@ -53,23 +61,34 @@ fill_natural (Plane &p, uint32_t seed)
       const double fx = x / 97.0, fy = y / 71.0;
       const double v = 110 + 60 * std::sin (fx) * std::cos (fy * 0.7) +
           40 * std::sin ((fx + fy) * 0.3) + (double) (s >> 28) - 7.5;
-      p.host[(size_t) y * p.pitch + x] = (uint8_t) std::clamp ((int) std::lround (v), 0, 255);
+      if (p.l.bytes == 1) {
+        p.host[(size_t) y * p.pitch + x] = (uint8_t) std::clamp ((int) std::lround (v), 0, 255);
+        continue;
+      }
+      /* the same picture at the layout's depth, noise in the low bits too */
+      const int m = (1 << p.l.depth) - 1;
+      const int w = std::clamp ((int) std::lround (v * m / 255.0 + (double) (s & 15) - 7.5),
+          0, m) << p.l.shift;
+      uint8_t *q = p.host.data () + (size_t) y * p.pitch + (size_t) x * 2;
+      q[0] = (uint8_t) w;
+      q[1] = (uint8_t) (w >> 8);
     }
 }
 
 Plane
-make_plane (int w, int h, uint32_t seed)
+make_plane (int w, int h, uint32_t seed, Layout l)
 {
   Plane p;
   p.w = w;
   p.h = h;
-  p.pitch = ((size_t) w + 255) / 256 * 256;
+  p.l = l;
+  p.pitch = ((size_t) w * l.bytes + 255) / 256 * 256;
   p.host.assign (p.pitch * h, 0);
   fill_natural (p, seed);
-  p.hist_host.assign ((size_t) w * h, 0);
+  p.hist_host.assign ((size_t) w * h * l.bytes, 0);
   BENCH_CHECK (cudaMalloc (&p.src, p.host.size ()));
   BENCH_CHECK (cudaMalloc (&p.dst, p.host.size ()));
-  BENCH_CHECK (cudaMalloc (&p.hist, (size_t) w * h));
+  BENCH_CHECK (cudaMalloc (&p.hist, p.hist_host.size ()));
   BENCH_CHECK (cudaMemcpy (p.src, p.host.data (), p.host.size (),
           cudaMemcpyHostToDevice));
   BENCH_CHECK (cudaDeviceSynchronize ());
@@ -84,21 +103,32 @@ free_plane (Plane &p)
   cudaFree (p.hist);
 }
 
+/* The plane of src/dst/hist (device or host copies) in p's layout. */
 cip::HalftonePlane
-dev_plane (const Plane &p, bool with_hist)
+plane_of (const Plane &p, const uint8_t *src, uint8_t *dst, uint8_t *hist)
 {
   cip::HalftonePlane hp;
-  hp.src.data = p.src;
+  hp.src.data = src;
   hp.src.pitch = p.pitch;
   hp.src.width = p.w;
   hp.src.height = p.h;
-  hp.dst = p.dst;
+  hp.src.step = hp.src.bytes = p.l.bytes;
+  hp.src.depth = p.l.depth;
+  hp.src.shift = p.l.shift;
+  hp.dst = dst;
   hp.dst_pitch = p.pitch;
-  if (with_hist) {
-    hp.history = p.hist;
-    hp.history_pitch = p.w;
+  hp.dst_step = p.l.bytes;
+  if (hist) {
+    hp.history = hist;
+    hp.history_pitch = (size_t) p.w * p.l.bytes;
   }
   return hp;
+}
+
+cip::HalftonePlane
+dev_plane (const Plane &p, bool with_hist)
+{
+  return plane_of (p, p.src, p.dst, with_hist ? p.hist : nullptr);
 }
 
 struct Case {
@@ -143,18 +173,8 @@ make_reference (Case &c, const cip::HalftoneOptions &o)
   for (size_t i = 0; i < c.planes.size (); i++) {
     Plane &p = c.planes[i];
     p.want.assign (p.host.size (), 0);
-    cip::HalftonePlane q;
-    q.src.data = p.host.data ();
-    q.src.pitch = p.pitch;
-    q.src.width = p.w;
-    q.src.height = p.h;
-    q.dst = p.want.data ();
-    q.dst_pitch = p.pitch;
-    if (c.stability > 0) {
-      q.history = p.hist_host.data ();
-      q.history_pitch = p.w;
-    }
-    hp.push_back (q);
+    hp.push_back (plane_of (p, p.host.data (), p.want.data (),
+            c.stability > 0 ? p.hist_host.data () : nullptr));
   }
   if (c.stability > 0) {
     cip::HalftoneOptions first = o;
@@ -200,7 +220,7 @@ verify (const Case &c, const std::string &what)
     BENCH_CHECK (cudaMemcpy (got.data (), p.dst, got.size (), cudaMemcpyDeviceToHost));
     for (int y = 0; y < p.h; y++)
       if (memcmp (got.data () + (size_t) y * p.pitch, p.want.data () + (size_t) y * p.pitch,
-              p.w) != 0) {
+              (size_t) p.w * p.l.bytes) != 0) {
         fprintf (stderr, "ABORT: %s differs from the reference in row %d\n",
             what.c_str (), y);
         return false;
@@ -262,7 +282,8 @@ bench_case (Context &cx, Case &c, bool profile, bool probe)
     { cip::HalftoneAlgorithm::single_block, f.min_shift, std::min (cx.runs, 20) },
     { cip::HalftoneAlgorithm::wavefront, f.min_shift, std::min (cx.runs, 5) } };
   for (const V &v : variants) {
-    if (probe && v.a != cip::HalftoneAlgorithm::skss)
+    /* the comparison variants take 8-bit planes only */
+    if ((probe || c.planes[0].l.bytes != 1) && v.a != cip::HalftoneAlgorithm::skss)
       continue;
     const std::string what = c.name + " " + cip::halftone_algorithm_name (v.a);
     auto run = [&] (cudaStream_t st) {
@@ -330,7 +351,7 @@ main (int argc, char **argv)
   using K = cip::HalftoneKernel;
   std::vector<Case> cases;
   auto add = [&] (const char *name, K k, int levels, double s,
-      std::vector<std::pair<int, int>> sizes) {
+      std::vector<std::pair<int, int>> sizes, Layout l = Layout ()) {
     Case c;
     c.name = name;
     c.kernel = k;
@@ -338,9 +359,10 @@ main (int argc, char **argv)
     c.stability = s;
     uint32_t seed = 1;
     for (auto &wh : sizes)
-      c.planes.push_back (make_plane (wh.first, wh.second, seed++));
+      c.planes.push_back (make_plane (wh.first, wh.second, seed++, l));
     cases.push_back (std::move (c));
   };
+  const Layout p016 = { 2, 16, 0 }, p010 = { 2, 10, 6 };
   if (probe) {
     for (int h : { 64, 128, 256, 640, 2160 })
       add (("fs-3840x" + std::to_string (h)).c_str (), K::floyd_steinberg, 2, 0,
@@ -355,6 +377,7 @@ main (int argc, char **argv)
     add ("fs-1920x1080", K::floyd_steinberg, 2, 0, { {1920, 1080} });
     add ("fs-3840x2160", K::floyd_steinberg, 2, 0, { {3840, 2160} });
     add ("jjn-3840x2160", K::jarvis_judice_ninke, 2, 0, { {3840, 2160} });
+    add ("fs-3840x2160-p016", K::floyd_steinberg, 2, 0, { {3840, 2160} }, p016);
   }
   if (!cx.args.quick && !probe) {
     add ("fs-3840x2160-4levels", K::floyd_steinberg, 4, 0, { {3840, 2160} });
@@ -362,6 +385,12 @@ main (int argc, char **argv)
     add ("fs-3840x2160-i420", K::floyd_steinberg, 2, 0,
         { {3840, 2160}, {1920, 1080}, {1920, 1080} });
     add ("sierra-lite-1920x1080", K::sierra_lite, 2, 0, { {1920, 1080} });
+    add ("fs-1920x1080-p016", K::floyd_steinberg, 2, 0, { {1920, 1080} }, p016);
+    add ("fs-3840x2160-p010", K::floyd_steinberg, 2, 0, { {3840, 2160} }, p010);
+    add ("fs-3840x2160-p016-4levels", K::floyd_steinberg, 4, 0, { {3840, 2160} }, p016);
+    add ("jjn-3840x2160-p016", K::jarvis_judice_ninke, 2, 0, { {3840, 2160} }, p016);
+    add ("fs-3840x2160-p016-stable0.5", K::floyd_steinberg, 2, 0.5, { {3840, 2160} },
+        p016);
   }
   for (Case &c : cases) {
     bench_case (cx, c, profile, probe);

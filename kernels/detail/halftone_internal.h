@@ -120,50 +120,64 @@ ht_footprint (HalftoneKernel k)
 
 /* ------------------------------------------------------------ arithmetic */
 
-constexpr int kHtOne = kHalftoneErrorOne;       /* 1 grey level */
-constexpr int kHtMaxErr = 255 * kHtOne;          /* |error| <= this: int16 */
+/* Every function takes the planes' largest value M (`max`, 255 for 8-bit:
+ * the default, so the 8-bit path keeps its compile-time constants). */
+constexpr int kHtOne = kHalftoneErrorOne;       /* 1 value step */
+constexpr int kHtMaxErr = 255 * kHtOne;          /* 8-bit: |error| <= this: int16 */
 constexpr int kHtOffset = 256 * kHtOne;          /* keeps numerators >= 0 */
-static_assert (kHtMaxErr <= 32767, "errors must fit in int16");
+static_assert (kHtMaxErr <= 32767, "8-bit errors must fit in int16");
+/* 16-bit: |error| <= 128 M < 2^23; the level index's numerator
+ * 2 (L - 1) 128 M + 128 M - 1 (L <= 256) stays below 2^32. */
+static_assert (511ull * 65535 * kHtOne < (1ull << 32), "level index overflows");
 
-/* v = 128 * in + floor((sum + div / 2) / div), for |sum| <= div * kHtMaxErr.
- * The offset makes the numerator positive, so the division is an unsigned
- * one (by a constant where div is one). */
+/* The offset of ht_diffused for largest value `max`. */
 CIP_HT_HD int
-ht_diffused (int in, int sum, int div)
+ht_offset (int max)
 {
-  const uint32_t n = (uint32_t) (div * (in * kHtOne + kHtOffset) + div / 2 + sum);
-  return (int) (n / (uint32_t) div) - kHtOffset;
+  return (max + 1) * kHtOne;
+}
+
+/* v = 128 * in + floor((sum + div / 2) / div), for |sum| <= div * 128 * max.
+ * The offset makes the numerator positive, so the division is an unsigned
+ * one (by a constant where div is one); below 2^31 for max <= 65535. */
+CIP_HT_HD int
+ht_diffused (int in, int sum, int div, int max = 255)
+{
+  const uint32_t n = (uint32_t) (div * (in * kHtOne + ht_offset (max)) +
+      div / 2 + sum);
+  return (int) (n / (uint32_t) div) - ht_offset (max);
 }
 
 /* Index of the level nearest to v / 128 (ties to the lower one). */
 CIP_HT_HD int
-ht_level_index (int v, int levels)
+ht_level_index (int v, int levels, int max = 255)
 {
-  const int c = v < 0 ? 0 : (v > kHtMaxErr ? kHtMaxErr : v);
+  const int top = max * kHtOne;
+  const int c = v < 0 ? 0 : (v > top ? top : v);
   return (int) (((uint32_t) (2 * (levels - 1)) * (uint32_t) c +
-          (uint32_t) (255 * kHtOne - 1)) / (uint32_t) (510 * kHtOne));
+          (uint32_t) (top - 1)) / (uint32_t) (2 * top));
 }
 
-/* The same for 2 levels: 1 above 127.5 grey levels. */
+/* The same for 2 levels: 1 above max / 2. */
 CIP_HT_HD int
-ht_level_index2 (int v)
+ht_level_index2 (int v, int max = 255)
 {
-  return v > 255 * kHtOne / 2 ? 1 : 0;
+  return v > max * kHtOne / 2 ? 1 : 0;
 }
 
 CIP_HT_HD int
-ht_level_value (int k, int levels)
+ht_level_value (int k, int levels, int max = 255)
 {
-  return (510 * k + levels - 1) / (2 * (levels - 1));
+  return (2 * max * k + levels - 1) / (2 * (levels - 1));
 }
 
 /* The output for diffused value v: the nearest level, or the previous output
  * `prev` while v stays within `band` of it (band > 0 only with a valid
  * history and temporal stability on). */
 CIP_HT_HD int
-ht_quantize (int v, int levels, int band, int prev)
+ht_quantize (int v, int levels, int band, int prev, int max = 255)
 {
-  int out = ht_level_value (ht_level_index (v, levels), levels);
+  int out = ht_level_value (ht_level_index (v, levels, max), levels, max);
   if (band > 0) {
     const int d = v - prev * kHtOne;
     if (d >= -band && d <= band)
@@ -183,13 +197,32 @@ ht_level_value_magic (int k, int levels, uint32_t magic)
   return (int) ((n * magic) >> 32);
 }
 
-/* Ordered dithering of one sample with Bayer threshold m (0..63). */
+/* Ordered dithering of one sample with Bayer threshold m (0..63); the
+ * numerator stays below 2^31 for max <= 65535. */
 CIP_HT_HD int
-ht_ordered (int in, int levels, int m)
+ht_ordered (int in, int levels, int m, int max = 255)
 {
   const uint32_t k = ((uint32_t) in * (uint32_t) (levels - 1) * 128u +
-      (uint32_t) (2 * m + 1) * 255u) / (128u * 255u);
-  return ht_level_value ((int) k, levels);
+      (uint32_t) (2 * m + 1) * (uint32_t) max) / (128u * (uint32_t) max);
+  return ht_level_value ((int) k, levels, max);
+}
+
+/* Sample access of the reference (and the GPU's simple kernels): value of
+ * the sample at p in layout (bytes, shift, max), and the sample of value v. */
+CIP_HT_HD int
+ht_get (const uint8_t *p, int bytes, int shift, int max)
+{
+  const uint32_t s = bytes == 2 ? *reinterpret_cast<const uint16_t *> (p) : *p;
+  return (int) ((s >> shift) & (uint32_t) max);
+}
+
+CIP_HT_HD void
+ht_put (uint8_t *p, int bytes, int shift, int v)
+{
+  if (bytes == 2)
+    *reinterpret_cast<uint16_t *> (p) = (uint16_t) (v << shift);
+  else
+    *p = (uint8_t) v;
 }
 
 /* The 8x8 Bayer matrix at (x, y) (0..63): M(2n) = [4M, 4M+2; 4M+3, 4M+1]
@@ -245,9 +278,17 @@ ht_strips (int height)
   return height > 0 ? (height + kHtStripRows - 1) / kHtStripRows : 0;
 }
 
+/* Bytes of an error in the GPU's rings and boundary rows: int16 for 8-bit
+ * planes, int32 for 16-bit ones. */
+inline int
+ht_error_bytes (const HalftonePlane &p)
+{
+  return p.src.bytes == 2 ? 4 : 2;
+}
+
 /* Workspace: [0, 256) ticket and done counter; progress words (one per
  * strip of every plane); per plane, the boundary rows of each strip but the
- * last (2 rows of int16); per plane, the wavefront's error slots (kHtRing
+ * last (2 rows of ht_error_bytes); per plane, the wavefront's error slots (kHtRing
  * int16 per row). 256-byte aligned regions. */
 struct HtLayout {
   size_t progress = 0;

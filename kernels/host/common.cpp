@@ -39,6 +39,10 @@ view_is_valid (const ImageView &v)
 /* CPU-only build: no kernels, no device. */
 bool gpu_available () { return false; }
 const char *last_cuda_error () { return ""; }
+Status fill_words (void *, size_t, int, int, uint16_t, Stream)
+{
+  return Status::unsupported;
+}
 #endif
 
 }  // namespace cip

@@ -49,16 +49,17 @@ halftone_algorithm_name (HalftoneAlgorithm a)
 }
 
 int
-halftone_hysteresis (int levels, double s)
+halftone_hysteresis (int levels, double s, int depth)
 {
-  if (!(s > 0.0) || levels < halftone_min_levels || levels > halftone_max_levels)
+  if (!(s > 0.0) || levels < halftone_min_levels || levels > halftone_max_levels
+      || depth < 1 || depth > 16)
     return 0;
   if (s > 1.0)
     s = 1.0;
   /* half a step widened by s half steps; at s = 1 a whole step, which keeps
-   * every error within kHtMaxErr */
-  return (int) std::floor ((1.0 + s) * 255.0 * kHalftoneErrorOne /
-      (2.0 * (levels - 1)));
+   * every error within 128 M */
+  return (int) std::floor ((1.0 + s) * (double) ((1 << depth) - 1) *
+      kHalftoneErrorOne / (2.0 * (levels - 1)));
 }
 
 HalftoneAlgorithm
@@ -92,14 +93,15 @@ struct Range {
   }
 };
 
+/* The bytes of w x h samples of `bytes` bytes. */
 Range
-span (const void *p, size_t pitch, int w, int h, int step)
+span (const void *p, size_t pitch, int w, int h, int step, int bytes)
 {
   Range r;
   if (!p || w <= 0 || h <= 0)
     return r;
   r.lo = (uintptr_t) p;
-  r.hi = r.lo + (size_t) (h - 1) * pitch + (size_t) (w - 1) * step + 1;
+  r.hi = r.lo + (size_t) (h - 1) * pitch + (size_t) (w - 1) * step + bytes;
   return r;
 }
 
@@ -115,7 +117,7 @@ Range
 src_span (const HalftonePlane &p)
 {
   Range r = span (p.src.data, p.src.pitch, p.src.width, p.src.height,
-      p.src.step);
+      p.src.step, p.src.bytes);
   if (r.hi > r.lo)
     r.hi += (size_t) pixel_extra (p);
   return r;
@@ -124,7 +126,8 @@ src_span (const HalftonePlane &p)
 Range
 dst_span (const HalftonePlane &p)
 {
-  Range r = span (p.dst, p.dst_pitch, p.src.width, p.src.height, p.dst_step);
+  Range r = span (p.dst, p.dst_pitch, p.src.width, p.src.height, p.dst_step,
+      p.src.bytes);
   if (r.hi > r.lo)
     r.hi += (size_t) pixel_extra (p);
   return r;
@@ -152,7 +155,8 @@ valid_rgb (const HalftonePlane &p)
 Range
 hist_span (const HalftonePlane &p)
 {
-  return span (p.history, p.history_pitch, p.src.width, p.src.height, 1);
+  return span (p.history, p.history_pitch, p.src.width, p.src.height,
+      p.src.bytes, p.src.bytes);
 }
 
 bool
@@ -181,20 +185,32 @@ halftone_validate (const HalftonePlane *planes, int n_planes,
   if (!(o.temporal_stability >= 0.0 && o.temporal_stability <= 1.0))
     return Status::invalid_argument;      /* NaN too */
   const bool reads = ht_reads_history (o);
+  const ImageView *layout = nullptr;    /* the call's sample layout */
   for (int i = 0; i < n_planes; i++) {
     const HalftonePlane &p = planes[i];
     if (!view_is_valid (p.src) || p.dst_step < 1)
       return Status::invalid_argument;
     if (!ht_plane_empty (p) && !valid_rgb (p))
       return Status::invalid_argument;
-    if (!p.src.is_8bit ())
-      return Status::unsupported;   /* 8-bit planes only */
+    /* bytes, or 16-bit words of any depth (rgb_luma: bytes only) */
+    if (!p.src.is_8bit () && (p.src.bytes != 2 || p.rgb_luma))
+      return Status::unsupported;
     if (ht_plane_empty (p))
       continue;
+    if (layout && (layout->bytes != p.src.bytes ||
+            layout->depth != p.src.depth || layout->shift != p.src.shift))
+      return Status::invalid_argument;    /* one layout a call */
+    layout = &p.src;
     const size_t w = (size_t) p.src.width, h = (size_t) p.src.height;
-    if (!p.dst || (h > 1 && p.dst_pitch < (w - 1) * (size_t) p.dst_step + 1))
+    const size_t b = (size_t) p.src.bytes;
+    if (!p.dst || (size_t) p.dst_step < b ||
+        (h > 1 && p.dst_pitch < (w - 1) * (size_t) p.dst_step + b))
       return Status::invalid_argument;
-    if (p.history && h > 1 && p.history_pitch < w)
+    /* 16-bit words are written whole */
+    if (b == 2 && (((uintptr_t) p.dst | p.dst_pitch | (size_t) p.dst_step |
+                (uintptr_t) p.history | (p.history ? p.history_pitch : 0)) & 1))
+      return Status::invalid_argument;
+    if (p.history && h > 1 && p.history_pitch < w * b)
       return Status::invalid_argument;
     if (reads && !p.history)
       return Status::invalid_argument;
@@ -254,7 +270,7 @@ ht_layout (const HalftonePlane *planes, int n_planes)
     l.bnd[i] = off;
     if (s > 1)
       off = align256 (off + (size_t) (s - 1) * 2 * ht_boundary_width (p.src.width) *
-          sizeof (int16_t));
+          (size_t) ht_error_bytes (p));
   }
   for (int i = 0; i < n_planes; i++) {
     const HalftonePlane &p = planes[i];

@@ -15,12 +15,14 @@ namespace {
 using namespace detail;
 
 /* Errors of the current row and the two above, with 2 zero columns on each
- * side so that taps outside the plane read 0. */
+ * side so that taps outside the plane read 0. Samples of the source's
+ * layout in, out and in the history. */
 void
 diffuse_plane (const HalftonePlane &p, const HalftoneOptions &o, int band)
 {
   const HtKernelDef kd = ht_kernel_def (o.kernel);
   const int w = p.src.width, h = p.src.height, L = o.levels;
+  const int B = p.src.bytes, sh = p.src.shift, M = (int) p.src.max_value ();
   const size_t rw = (size_t) w + 4;
   std::vector<int> rows (3 * rw, 0);
   for (int y = 0; y < h; y++) {
@@ -39,12 +41,14 @@ diffuse_plane (const HalftonePlane &p, const HalftoneOptions &o, int band)
         if (y - tap.dy >= 0)
           sum += tap.w * e[tap.dy][x - tap.dx];
       }
-      const int v = ht_diffused (in[(size_t) x * p.src.step], sum, kd.div);
-      const int q = ht_quantize (v, L, band, band > 0 ? hist[x] : 0);
+      const int v = ht_diffused (ht_get (in + (size_t) x * p.src.step, B, sh, M),
+          sum, kd.div, M);
+      const int q = ht_quantize (v, L, band,
+          band > 0 ? ht_get (hist + (size_t) x * B, B, sh, M) : 0, M);
       e[0][x] = v - q * kHtOne;
-      out[(size_t) x * p.dst_step] = (uint8_t) q;
+      ht_put (out + (size_t) x * p.dst_step, B, sh, q);
       if (hist)
-        hist[x] = (uint8_t) q;
+        ht_put (hist + (size_t) x * B, B, sh, q);
     }
   }
 }
@@ -52,16 +56,17 @@ diffuse_plane (const HalftonePlane &p, const HalftoneOptions &o, int band)
 void
 ordered_plane (const HalftonePlane &p, int levels)
 {
+  const int B = p.src.bytes, sh = p.src.shift, M = (int) p.src.max_value ();
   for (int y = 0; y < p.src.height; y++) {
     const uint8_t *in = p.src.data + (size_t) y * p.src.pitch;
     uint8_t *out = p.dst + (size_t) y * p.dst_pitch;
     uint8_t *hist = p.history ? p.history + (size_t) y * p.history_pitch : nullptr;
     for (int x = 0; x < p.src.width; x++) {
-      const int q = ht_ordered (in[(size_t) x * p.src.step], levels,
-          ht_bayer (x & 7, y & 7));
-      out[(size_t) x * p.dst_step] = (uint8_t) q;
+      const int q = ht_ordered (ht_get (in + (size_t) x * p.src.step, B, sh, M),
+          levels, ht_bayer (x & 7, y & 7), M);
+      ht_put (out + (size_t) x * p.dst_step, B, sh, q);
       if (hist)
-        hist[x] = (uint8_t) q;
+        ht_put (hist + (size_t) x * B, B, sh, q);
     }
   }
 }
@@ -74,12 +79,12 @@ halftone (const HalftonePlane *planes, int n_planes, const HalftoneOptions &opt)
   Status st = detail::halftone_validate (planes, n_planes, opt, nullptr, 0);
   if (st != Status::ok)
     return st;
-  const int band = detail::ht_reads_history (opt) ?
-      halftone_hysteresis (opt.levels, opt.temporal_stability) : 0;
   for (int i = 0; i < n_planes; i++) {
     const HalftonePlane &p = planes[i];
     if (detail::ht_plane_empty (p))
       continue;
+    const int band = detail::ht_reads_history (opt) ?
+        halftone_hysteresis (opt.levels, opt.temporal_stability, p.src.depth) : 0;
     /* packed RGB to grey: the luma plane is halftoned, its levels copied to
      * the three colour bytes */
     std::vector<uint8_t> luma, grey;

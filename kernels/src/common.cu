@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <algorithm>
+
 #include "detail/check.cuh"
 
 namespace cip {
@@ -24,6 +26,40 @@ gpu_available ()
     return false;
   }
   return n > 0;
+}
+
+namespace {
+
+__global__ void __launch_bounds__ (256)
+fill_words_kernel (uint8_t *data, size_t pitch, int width, int height,
+    uint16_t value)
+{
+  for (int y = blockIdx.y; y < height; y += gridDim.y) {
+    uint16_t *row = reinterpret_cast<uint16_t *> (data + (size_t) y * pitch);
+    for (int x = blockIdx.x * blockDim.x + threadIdx.x; x < width;
+        x += gridDim.x * blockDim.x)
+      row[x] = value;
+  }
+}
+
+}  // namespace
+
+Status
+fill_words (void *data, size_t pitch, int width, int height, uint16_t value,
+    Stream stream)
+{
+  if (width < 0 || height < 0 || (height > 1 && pitch < 2 * (size_t) width) ||
+      (((uintptr_t) data | pitch) & 1))
+    return Status::invalid_argument;
+  if (width == 0 || height == 0)
+    return Status::ok;
+  if (!data)
+    return Status::invalid_argument;
+  const dim3 grid ((unsigned) std::min ((width + 255) / 256, 64),
+      (unsigned) std::min (height, 65535));
+  fill_words_kernel<<<grid, 256, 0, (cudaStream_t) stream>>> (
+      static_cast<uint8_t *> (data), pitch, width, height, value);
+  return detail::check_launch ((cudaStream_t) stream, "fill_words");
 }
 
 namespace detail {

@@ -41,6 +41,15 @@
  * (4-chunk rings with back-pressure both ways); the movers never block, the
  * compute warp never touches a global flag or fence.
  *
+ * 16-bit planes (10/16-bit video) run the same kernels with sample size
+ * B = 2 as a template parameter: a 32-bit word holds two samples instead of
+ * four (16 words per row chunk instead of 8; the shear of 4 keeps every
+ * chunk 4-byte aligned), values are taken at the planes' shift and masked,
+ * errors (up to 128 M, M = 2^depth - 1) are int32 in the rings and boundary
+ * rows, and the level arithmetic runs for M (a division instead of the
+ * 8-bit multiply-high). Every B-dependent expression of the B = 1
+ * instantiation reduces to the original 8-bit code.
+ *
  * The workspace's ticket, done counter and progress words start at zero
  * (halftone_workspace_init); the last worker to finish puts them back.
  */
@@ -61,7 +70,25 @@ constexpr int kRpl = kHtRowsPerLane;
 constexpr int kRows = kHtStripRows;
 constexpr int kC = kHtChunk;
 constexpr int kS = kHtShift;
-constexpr int kW = kC / 4;          /* 32-bit words per row and chunk */
+/* Sample size B (bytes: 1, or 2 for 16-bit words): the sample and error
+ * types, and the 32-bit words of a row's chunk. The 8-bit instantiation is
+ * the original kernel: every B-dependent expression reduces to it. */
+template <int B>
+struct Smp;
+template <>
+struct Smp<1> {
+  using T = uint8_t;
+  using E = short;              /* |error| <= 255 * 128 */
+};
+template <>
+struct Smp<2> {
+  using T = uint16_t;
+  using E = int;                /* |error| <= 65535 * 128 */
+};
+template <int B>
+constexpr int kSpw = 4 / B;         /* samples per 32-bit word */
+template <int B>
+constexpr int kWB = kC / kSpw<B>;   /* 32-bit words per row and chunk */
 constexpr int kNR = 4;              /* ring slots (chunks) */
 constexpr int kHtThreads = 96;      /* compute, up mover, down mover */
 constexpr unsigned kFull = 0xffffffffu;
@@ -82,7 +109,7 @@ struct PlaneP {
   size_t hist_pitch;
   int width, height;
   int strips, first_strip;     /* progress words first_strip .. + strips */
-  short *bnd;                  /* strip s: bnd + s * 2 * bw; [0] row 62, [1] row 63 */
+  void *bnd;                   /* Smp<B>::E; strip s: bnd + s * 2 * bw; [0] row 62, [1] row 63 */
   int bw;
   short *ring;                 /* wavefront: kHtRing slots per row */
   bool src_vec, dst_vec, hist_vec;   /* 32-bit words possible */
@@ -98,6 +125,7 @@ struct Params {
   uint32_t *progress;
   HtSchedule sched;
   int workers;
+  int maxv, shift;             /* the planes' layout: largest value, shift */
 };
 
 __device__ __forceinline__ PlaneP
@@ -164,11 +192,12 @@ struct Watchdog {
 
 /* ------------------------------------------------------ skss: compute warp */
 
+template <typename E>
 struct Shared {
-  short up[kNR][2 * kC];       /* [0][j] row -2, [1][j] row -1 of chunk */
-  short down[kNR][2 * kC];     /* [0][j] row 62, [1][j] row 63 */
-  short zero[2 * kC];          /* the "strip above" of strip 0 */
-  short junk[2 * kC];          /* where the lanes other than 31 store */
+  E up[kNR][2 * kC];           /* [0][j] row -2, [1][j] row -1 of chunk */
+  E down[kNR][2 * kC];         /* [0][j] row 62, [1][j] row 63 */
+  E zero[2 * kC];              /* the "strip above" of strip 0 */
+  E junk[2 * kC];              /* where the lanes other than 31 store */
   int up_avail, up_consumed;   /* chunks filled by the mover / used */
   int down_done, down_sent;    /* chunks filled by compute / sent */
   int ticket, last;
@@ -198,12 +227,35 @@ tap (const int (&a)[N])
 struct Ctx {
   int width, nrows, lane, levels, band;
   uint32_t lmagic;
+  int maxv, shift, offset;     /* 16-bit: M, the shift, ht_offset (M) */
 };
 
 __device__ __forceinline__ uint32_t
 byte_of (uint32_t w, int j)
 {
   return (w >> (8 * (j & 3))) & 0xffu;
+}
+
+/* The value of step j's sample in a row chunk's words. */
+template <int B, int N>
+__device__ __forceinline__ int
+sample_of (const uint32_t (&w)[N], int j, const Ctx &c)
+{
+  if constexpr (B == 1)
+    return (int) byte_of (w[j >> 2], j);
+  else
+    return (int) ((w[j >> 1] >> (16 * (j & 1) + c.shift)) & (uint32_t) c.maxv);
+}
+
+/* Puts value o as step j's sample. */
+template <int B, int N>
+__device__ __forceinline__ void
+put_sample (uint32_t (&w)[N], int j, int o, const Ctx &c)
+{
+  if constexpr (B == 1)
+    w[j >> 2] |= (uint32_t) o << (8 * (j & 3));
+  else
+    w[j >> 1] |= (uint32_t) (o << c.shift) << (16 * (j & 1));
 }
 
 /* Steps T .. T+kC-1 of the lane's rows. in/hi: the chunk's input and history
@@ -213,13 +265,16 @@ byte_of (uint32_t w, int j)
  * two rows' errors (the down ring slot for lane 31, a junk slot for the
  * others): no branches in the step. MASK: some pixel of the chunk is outside
  * the plane (its error is 0, its output unused). */
-template <HalftoneKernel KK, bool BIN, bool TEMP, bool MASK>
+template <HalftoneKernel KK, int B, bool BIN, bool TEMP, bool MASK>
 __device__ __forceinline__ void
-compute_chunk (State<KK> &st, const uint32_t (&in)[kRpl][kW],
-    const uint32_t (&hi)[kRpl][kW], uint32_t (&out)[kRpl][kW],
-    const short *up, short *down, int T, const Ctx &c)
+compute_chunk (State<KK> &st, const uint32_t (&in)[kRpl][kWB<B>],
+    const uint32_t (&hi)[kRpl][kWB<B>], uint32_t (&out)[kRpl][kWB<B>],
+    const typename Smp<B>::E *up, typename Smp<B>::E *down, int T,
+    const Ctx &c)
 {
   using Tr = Traits<KK>;
+  /* the numerators' offset: a constant for 8-bit */
+  const int off = B == 1 ? kHtOffset : c.offset;
   /* MASK: bit j of inside[r] says whether step j of row r is inside the
    * plane (one test per step instead of the column arithmetic) */
   uint32_t inside[kRpl];
@@ -236,16 +291,16 @@ compute_chunk (State<KK> &st, const uint32_t (&in)[kRpl][kW],
 #pragma unroll
   for (int r = 0; r < kRpl; r++)
 #pragma unroll
-    for (int g = 0; g < kW; g++)
+    for (int g = 0; g < kWB<B>; g++)
       out[r][g] = 0;
 #pragma unroll
   for (int j = 0; j < kC; j++) {
     int e[kRpl];
 #pragma unroll
     for (int r = 0; r < kRpl; r++) {
-      const int b = (int) byte_of (in[r][j >> 2], j);
+      const int b = sample_of<B> (in[r], j, c);
       /* everything but the left neighbour's error, off the critical path */
-      int q = Tr::D * (b * kHtOne + kHtOffset) + Tr::D / 2;
+      int q = Tr::D * (b * kHtOne + off) + Tr::D / 2;
       q += tap<KK, -2, 1, kS - 3> (st.a1[r]) + tap<KK, -1, 1, kS - 2> (st.a1[r]) +
           tap<KK, 0, 1, kS - 1> (st.a1[r]) + tap<KK, 1, 1, kS> (st.a1[r]) +
           tap<KK, 2, 1, kS + 1> (st.a1[r]);
@@ -260,23 +315,32 @@ compute_chunk (State<KK> &st, const uint32_t (&in)[kRpl][kW],
        * the output's select runs beside the division */
       const int vo = (int) ((uint32_t) (q + Tr::w01 * st.l1[r]) /
           (uint32_t) Tr::D);
-      const int v = vo - kHtOffset;
+      const int v = vo - off;
       int o, sub;
-      if constexpr (BIN) {
+      if constexpr (BIN && B == 1) {
         const bool up_level = ht_level_index2 (v);
         o = up_level ? 255 : 0;
         sub = up_level ? kHtOffset + 255 * kHtOne : kHtOffset;
-      } else {
+      } else if constexpr (BIN) {
+        const bool up_level = ht_level_index2 (v, c.maxv);
+        o = up_level ? c.maxv : 0;
+        sub = off + o * kHtOne;
+      } else if constexpr (B == 1) {
         o = ht_level_value_magic (ht_level_index (v, c.levels), c.levels,
             c.lmagic);
         sub = kHtOffset + o * kHtOne;
+      } else {
+        /* (the multiply-high level value is exact for 8-bit numerators only) */
+        o = ht_level_value (ht_level_index (v, c.levels, c.maxv), c.levels,
+            c.maxv);
+        sub = off + o * kHtOne;
       }
       if constexpr (TEMP) {
-        const int prev = (int) byte_of (hi[r][j >> 2], j);
+        const int prev = sample_of<B> (hi[r], j, c);
         const int dv = v - prev * kHtOne;
         if (dv >= -c.band && dv <= c.band) {
           o = prev;
-          sub = kHtOffset + prev * kHtOne;
+          sub = off + prev * kHtOne;
         }
       }
       int ee = vo - sub;
@@ -284,7 +348,7 @@ compute_chunk (State<KK> &st, const uint32_t (&in)[kRpl][kW],
         if (!(inside[r] & (1u << j)))
           ee = 0;
       }
-      out[r][j >> 2] |= (uint32_t) o << (8 * (j & 3));
+      put_sample<B> (out[r], j, o, c);
       e[r] = ee;
     }
     /* what each row receives: the new error of the row above (at column
@@ -321,8 +385,8 @@ compute_chunk (State<KK> &st, const uint32_t (&in)[kRpl][kW],
       st.l2[r] = st.l1[r];
       st.l1[r] = e[r];
     }
-    down[j] = (short) e[kRpl - 2];
-    down[kC + j] = (short) e[kRpl - 1];
+    down[j] = (typename Smp<B>::E) e[kRpl - 2];
+    down[kC + j] = (typename Smp<B>::E) e[kRpl - 1];
   }
 }
 
@@ -333,86 +397,98 @@ compute_chunk (State<KK> &st, const uint32_t (&in)[kRpl][kW],
  * so they too are straight-line code: predicated 32-bit loads (x0 is a
  * multiple of 4, so a word is inside or outside as a whole) and, in the one
  * word that crosses a right edge of odd width, or without 32-bit access,
- * predicated byte loads. */
+ * predicated sample loads. B: bytes per sample (a word holds kSpw<B>
+ * samples; x0 is a multiple of 4, so a word is whole at a left edge at
+ * either size). */
+template <int B>
 __device__ __forceinline__ uint32_t
 ld_word (const uint8_t *row, int xg, int step, bool vec, int width,
     bool use_ldg)
 {
-  if (vec && xg >= 0 && xg + 4 <= width) {
-    const uint32_t *a = reinterpret_cast<const uint32_t *> (row + xg);
+  using T = typename Smp<B>::T;
+  constexpr int P = kSpw<B>;
+  if (vec && xg >= 0 && xg + P <= width) {
+    const uint32_t *a = reinterpret_cast<const uint32_t *> (row + xg * B);
     return use_ldg ? __ldg (a) : *a;
   }
   uint32_t v = 0;
-  if (!vec || (xg < width && xg + 4 > width)) {
+  if (!vec || (xg < width && xg + P > width)) {
 #pragma unroll
-    for (int b = 0; b < 4; b++) {
+    for (int b = 0; b < P; b++) {
       const int x = xg + b;
       if (x >= 0 && x < width) {
-        const uint8_t *a = row + (size_t) x * step;
-        v |= (uint32_t) (use_ldg ? __ldg (a) : *a) << (8 * b);
+        const T *a = reinterpret_cast<const T *> (row + (size_t) x * step);
+        v |= (uint32_t) (use_ldg ? __ldg (a) : *a) << (8 * B * b);
       }
     }
   }
   return v;
 }
 
+template <int B>
 __device__ __forceinline__ void
 load_chunk (const uint8_t *base, size_t pitch, int step, bool vec, int width,
-    int y0, int T, const Ctx &c, uint32_t (&w)[kRpl][kW], bool use_ldg)
+    int y0, int T, const Ctx &c, uint32_t (&w)[kRpl][kWB<B>], bool use_ldg)
 {
+  constexpr int P = kSpw<B>;
 #pragma unroll
   for (int r = 0; r < kRpl; r++) {
     const int i = c.lane * kRpl + r;
     const int x0 = T - kS * i;
 #pragma unroll
-    for (int g = 0; g < kW; g++)
+    for (int g = 0; g < kWB<B>; g++)
       w[r][g] = 0;
     if (i >= c.nrows || x0 >= width || x0 + kC <= 0)
       continue;
     const uint8_t *row = base + (size_t) (y0 + i) * pitch;
     if (vec && x0 >= 0 && x0 + kC <= width) {
-      const uint32_t *a = reinterpret_cast<const uint32_t *> (row + x0);
+      const uint32_t *a = reinterpret_cast<const uint32_t *> (row + x0 * B);
 #pragma unroll
-      for (int g = 0; g < kW; g++)
+      for (int g = 0; g < kWB<B>; g++)
         w[r][g] = use_ldg ? __ldg (a + g) : a[g];
     } else if (vec && x0 + kC <= width) {
       /* the left edge: whole words in or out */
-      const uint32_t *a = reinterpret_cast<const uint32_t *> (row + x0);
+      const uint32_t *a = reinterpret_cast<const uint32_t *> (row + x0 * B);
 #pragma unroll
-      for (int g = 0; g < kW; g++)
-        if (x0 + 4 * g >= 0)
+      for (int g = 0; g < kWB<B>; g++)
+        if (x0 + P * g >= 0)
           w[r][g] = use_ldg ? __ldg (a + g) : a[g];
     } else {
 #pragma unroll
-      for (int g = 0; g < kW; g++)
-        w[r][g] = ld_word (row, x0 + 4 * g, step, vec, width, use_ldg);
+      for (int g = 0; g < kWB<B>; g++)
+        w[r][g] = ld_word<B> (row, x0 + P * g, step, vec, width, use_ldg);
     }
   }
 }
 
 /* Stores the chunk's bytes of the lane's rows that are inside the plane
  * (the same cases as load_chunk). */
+template <int B>
 __device__ __forceinline__ void
 st_word (uint8_t *row, int xg, int step, bool vec, int width, uint32_t v)
 {
-  if (vec && xg >= 0 && xg + 4 <= width) {
-    *reinterpret_cast<uint32_t *> (row + xg) = v;
+  using T = typename Smp<B>::T;
+  constexpr int P = kSpw<B>;
+  if (vec && xg >= 0 && xg + P <= width) {
+    *reinterpret_cast<uint32_t *> (row + xg * B) = v;
     return;
   }
-  if (!vec || (xg < width && xg + 4 > width)) {
+  if (!vec || (xg < width && xg + P > width)) {
 #pragma unroll
-    for (int b = 0; b < 4; b++) {
+    for (int b = 0; b < P; b++) {
       const int x = xg + b;
       if (x >= 0 && x < width)
-        row[(size_t) x * step] = (uint8_t) (v >> (8 * b));
+        *reinterpret_cast<T *> (row + (size_t) x * step) = (T) (v >> (8 * B * b));
     }
   }
 }
 
+template <int B>
 __device__ __forceinline__ void
 store_chunk (uint8_t *base, size_t pitch, int step, bool vec, int width,
-    int y0, int T, const Ctx &c, const uint32_t (&w)[kRpl][kW])
+    int y0, int T, const Ctx &c, const uint32_t (&w)[kRpl][kWB<B>])
 {
+  constexpr int P = kSpw<B>;
 #pragma unroll
   for (int r = 0; r < kRpl; r++) {
     const int i = c.lane * kRpl + r;
@@ -421,20 +497,20 @@ store_chunk (uint8_t *base, size_t pitch, int step, bool vec, int width,
       continue;
     uint8_t *row = base + (size_t) (y0 + i) * pitch;
     if (vec && x0 >= 0 && x0 + kC <= width) {
-      uint32_t *a = reinterpret_cast<uint32_t *> (row + x0);
+      uint32_t *a = reinterpret_cast<uint32_t *> (row + x0 * B);
 #pragma unroll
-      for (int g = 0; g < kW; g++)
+      for (int g = 0; g < kWB<B>; g++)
         a[g] = w[r][g];
     } else if (vec && x0 + kC <= width) {
-      uint32_t *a = reinterpret_cast<uint32_t *> (row + x0);
+      uint32_t *a = reinterpret_cast<uint32_t *> (row + x0 * B);
 #pragma unroll
-      for (int g = 0; g < kW; g++)
-        if (x0 + 4 * g >= 0)
+      for (int g = 0; g < kWB<B>; g++)
+        if (x0 + P * g >= 0)
           a[g] = w[r][g];
     } else {
 #pragma unroll
-      for (int g = 0; g < kW; g++)
-        st_word (row, x0 + 4 * g, step, vec, width, w[r][g]);
+      for (int g = 0; g < kWB<B>; g++)
+        st_word<B> (row, x0 + P * g, step, vec, width, w[r][g]);
     }
   }
 }
@@ -448,16 +524,22 @@ strip_chunks (int width, int nrows)
   return (t_last + kC) / kC + 1;
 }
 
-template <HalftoneKernel KK, bool BIN, bool TEMP>
+template <HalftoneKernel KK, int B, bool BIN, bool TEMP>
 __device__ void
-compute_strip (const Params &p, const PlaneP &pp, int s, Shared &sm)
+compute_strip (const Params &p, const PlaneP &pp, int s,
+    Shared<typename Smp<B>::E> &sm)
 {
+  using E = typename Smp<B>::E;
+  constexpr int kWb = kWB<B>;
   Ctx c;
   c.width = pp.width;
   c.lane = threadIdx.x & 31;
   c.levels = p.levels;
   c.band = p.band;
   c.lmagic = p.lmagic;
+  c.maxv = p.maxv;
+  c.shift = p.shift;
+  c.offset = ht_offset (p.maxv);
   const int y0 = s * kRows;
   c.nrows = min (kRows, pp.height - y0);
   const bool has_up = s > 0, has_down = s + 1 < pp.strips;
@@ -474,30 +556,30 @@ compute_strip (const Params &p, const PlaneP &pp, int s, Shared &sm)
       st.a2[r][m] = 0;
     st.l1[r] = st.l2[r] = 0;
   }
-  uint32_t inb[kRpl][kW], hib[kRpl][kW], ob[kRpl][kW];
-  load_chunk (pp.src, pp.src_pitch, pp.src_step, pp.src_vec, pp.width, y0, -kC,
-      c, inb, true);
+  uint32_t inb[kRpl][kWb], hib[kRpl][kWb], ob[kRpl][kWb];
+  load_chunk<B> (pp.src, pp.src_pitch, pp.src_step, pp.src_vec, pp.width, y0,
+      -kC, c, inb, true);
   if constexpr (TEMP)
-    load_chunk (pp.hist, pp.hist_pitch, 1, pp.hist_vec, pp.width, y0, -kC, c,
-        hib, false);
+    load_chunk<B> (pp.hist, pp.hist_pitch, B, pp.hist_vec, pp.width, y0, -kC,
+        c, hib, false);
   else
 #pragma unroll
     for (int r = 0; r < kRpl; r++)
 #pragma unroll
-      for (int g = 0; g < kW; g++)
+      for (int g = 0; g < kWb; g++)
         hib[r][g] = 0;
 
   for (int n = 0; n < nch; n++) {
     const int T = -kC + n * kC;
     /* next chunk's input, in flight while this one computes */
-    uint32_t inn[kRpl][kW], hin[kRpl][kW];
-    load_chunk (pp.src, pp.src_pitch, pp.src_step, pp.src_vec, pp.width, y0,
+    uint32_t inn[kRpl][kWb], hin[kRpl][kWb];
+    load_chunk<B> (pp.src, pp.src_pitch, pp.src_step, pp.src_vec, pp.width, y0,
         T + kC, c, inn, true);
     if constexpr (TEMP)
-      load_chunk (pp.hist, pp.hist_pitch, 1, pp.hist_vec, pp.width, y0, T + kC,
-          c, hin, false);
+      load_chunk<B> (pp.hist, pp.hist_pitch, B, pp.hist_vec, pp.width, y0,
+          T + kC, c, hin, false);
 
-    const short *up = sm.zero;
+    const E *up = sm.zero;
     if (has_up) {
       Watchdog wd;
       while (vload (&sm.up_avail) <= n)
@@ -505,7 +587,7 @@ compute_strip (const Params &p, const PlaneP &pp, int s, Shared &sm)
       __threadfence_block ();
       up = sm.up[n % kNR];
     }
-    short *down = sm.junk;
+    E *down = sm.junk;
     if (has_down) {
       Watchdog wd;
       while (vload (&sm.down_sent) < n - kNR + 1)
@@ -517,9 +599,9 @@ compute_strip (const Params &p, const PlaneP &pp, int s, Shared &sm)
     const bool interior = c.nrows == kRows && T - kS * (kRows - 1) >= 0 &&
         T + kC <= pp.width;
     if (interior)
-      compute_chunk<KK, BIN, TEMP, false> (st, inb, hib, ob, up, down, T, c);
+      compute_chunk<KK, B, BIN, TEMP, false> (st, inb, hib, ob, up, down, T, c);
     else
-      compute_chunk<KK, BIN, TEMP, true> (st, inb, hib, ob, up, down, T, c);
+      compute_chunk<KK, B, BIN, TEMP, true> (st, inb, hib, ob, up, down, T, c);
     __syncwarp ();
     if (has_up && c.lane == 0)
       vstore (&sm.up_consumed, n + 1);
@@ -527,15 +609,15 @@ compute_strip (const Params &p, const PlaneP &pp, int s, Shared &sm)
       __threadfence_block ();
       vstore (&sm.down_done, n + 1);
     }
-    store_chunk (pp.dst, pp.dst_pitch, pp.dst_step, pp.dst_vec, pp.width, y0,
-        T, c, ob);
+    store_chunk<B> (pp.dst, pp.dst_pitch, pp.dst_step, pp.dst_vec, pp.width,
+        y0, T, c, ob);
     if (pp.hist)
-      store_chunk (pp.hist, pp.hist_pitch, 1, pp.hist_vec, pp.width, y0, T, c,
-          ob);
+      store_chunk<B> (pp.hist, pp.hist_pitch, B, pp.hist_vec, pp.width, y0, T,
+          c, ob);
 #pragma unroll
     for (int r = 0; r < kRpl; r++)
 #pragma unroll
-      for (int g = 0; g < kW; g++) {
+      for (int g = 0; g < kWb; g++) {
         inb[r][g] = inn[r][g];
         if constexpr (TEMP)
           hib[r][g] = hin[r][g];
@@ -551,9 +633,12 @@ prefetch_l2 (const void *p)
   asm volatile ("prefetch.global.L2 [%0];" : : "l" (p));
 }
 
+template <int B>
 __device__ void
-mover_strip (const Params &p, const PlaneP &pp, int s, Shared &sm, bool up_role)
+mover_strip (const Params &p, const PlaneP &pp, int s,
+    Shared<typename Smp<B>::E> &sm, bool up_role)
 {
+  using E = typename Smp<B>::E;
   const int lane = threadIdx.x & 31;
   const int y0 = s * kRows;
   const int nrows = min (kRows, pp.height - y0);
@@ -563,22 +648,23 @@ mover_strip (const Params &p, const PlaneP &pp, int s, Shared &sm, bool up_role)
 
   /* the strip's input (and history) into L2 while it waits for the strip
    * above: the compute warp's loads then come from L2 */
-  const size_t src_row = (size_t) (W - 1) * pp.src_step + 1;
+  const size_t src_row = (size_t) (W - 1) * pp.src_step + B;
   for (int i = 0; up_role && i < nrows; i++) {
     const uint8_t *r = pp.src + (size_t) (y0 + i) * pp.src_pitch;
     for (size_t o = (size_t) lane * 128; o < src_row; o += 32 * 128)
       prefetch_l2 (r + o);
     if (p.band > 0) {
       const uint8_t *h = pp.hist + (size_t) (y0 + i) * pp.hist_pitch;
-      for (size_t o = (size_t) lane * 128; o < (size_t) W; o += 32 * 128)
+      for (size_t o = (size_t) lane * 128; o < (size_t) W * B; o += 32 * 128)
         prefetch_l2 (h + o);
     }
   }
 
   const uint32_t *up_word = p.progress + pp.first_strip + s - 1;
   uint32_t *my_word = p.progress + pp.first_strip + s;
-  const short *ub = has_up ? pp.bnd + (size_t) (s - 1) * 2 * pp.bw : nullptr;
-  short *db = has_down ? pp.bnd + (size_t) s * 2 * pp.bw : nullptr;
+  E *const bnd = static_cast<E *> (pp.bnd);
+  const E *ub = has_up ? bnd + (size_t) (s - 1) * 2 * pp.bw : nullptr;
+  E *db = has_down ? bnd + (size_t) s * 2 * pp.bw : nullptr;
   /* one warp takes the strip above's rows in, another sends this strip's
    * out: a middle strip does both at once, and one warp doing both, with a
    * global fence per chunk sent, fell behind the compute warp */
@@ -601,12 +687,12 @@ mover_strip (const Params &p, const PlaneP &pp, int s, Shared &sm, bool up_role)
       ok = __shfl_sync (kFull, ok, 0);
       if (ok) {
         __syncwarp ();
-        short *slot = sm.up[m % kNR];
+        E *slot = sm.up[m % kNR];
 #pragma unroll
         for (int row = 0; row < 2; row++) {
           const int idx = T + lane + kHtPad;
           const int col = T + lane + (row == 0 ? 2 * kS : kS);
-          short v = 0;
+          E v = 0;
           if (col >= 0 && col < W)
             v = __ldcg (ub + (size_t) row * pp.bw + idx);
           slot[row * kC + lane] = v;
@@ -629,7 +715,7 @@ mover_strip (const Params &p, const PlaneP &pp, int s, Shared &sm, bool up_role)
         __syncwarp ();
         __threadfence_block ();
         const int T = -kC + n * kC;
-        const short *slot = sm.down[n % kNR];
+        const E *slot = sm.down[n % kNR];
         const int idx = T - kS * kRows + kHtPad + lane;
         if (idx >= 0 && idx < pp.bw) {
           __stcg (db + idx, slot[lane]);
@@ -658,11 +744,11 @@ mover_strip (const Params &p, const PlaneP &pp, int s, Shared &sm, bool up_role)
   }
 }
 
-template <HalftoneKernel KK, bool BIN, bool TEMP>
+template <HalftoneKernel KK, int B, bool BIN, bool TEMP>
 __global__ void __launch_bounds__ (kHtThreads)
 ht_skss (const Params p)
 {
-  __shared__ Shared sm;
+  __shared__ Shared<typename Smp<B>::E> sm;
   const int warp = threadIdx.x >> 5;
   for (int i = threadIdx.x; i < 2 * kC; i += blockDim.x)
     sm.zero[i] = 0;
@@ -680,9 +766,9 @@ ht_skss (const Params p)
     ht_ticket (p.sched, t, &plane, &strip);
     const PlaneP pp = plane_of (p, plane);
     if (warp == 0)
-      compute_strip<KK, BIN, TEMP> (p, pp, strip, sm);
+      compute_strip<KK, B, BIN, TEMP> (p, pp, strip, sm);
     else
-      mover_strip (p, pp, strip, sm, warp == 1);
+      mover_strip<B> (p, pp, strip, sm, warp == 1);
     __syncthreads ();
   }
   /* the last worker out leaves the control words at zero for the next call */
@@ -817,6 +903,7 @@ ht_single_block (const Params p)
 
 /* ------------------------------------------------------------------ ordered */
 
+template <int B>
 __global__ void __launch_bounds__ (256)
 ht_ordered_kernel (const Params p)
 {
@@ -829,11 +916,19 @@ ht_ordered_kernel (const Params p)
   uint8_t *hist = pp.hist ? pp.hist + (size_t) y * pp.hist_pitch : nullptr;
   for (int x = blockIdx.x * blockDim.x + threadIdx.x; x < pp.width;
       x += gridDim.x * blockDim.x) {
-    const int o = ht_ordered (__ldg (in + (size_t) x * pp.src_step), p.levels,
-        ht_bayer (x & 7, y & 7));
-    out[(size_t) x * pp.dst_step] = (uint8_t) o;
-    if (hist)
-      hist[x] = (uint8_t) o;
+    if constexpr (B == 1) {
+      const int o = ht_ordered (__ldg (in + (size_t) x * pp.src_step), p.levels,
+          ht_bayer (x & 7, y & 7));
+      out[(size_t) x * pp.dst_step] = (uint8_t) o;
+      if (hist)
+        hist[x] = (uint8_t) o;
+    } else {
+      const int o = ht_ordered (ht_get (in + (size_t) x * pp.src_step, 2,
+              p.shift, p.maxv), p.levels, ht_bayer (x & 7, y & 7), p.maxv);
+      ht_put (out + (size_t) x * pp.dst_step, 2, p.shift, o);
+      if (hist)
+        ht_put (hist + (size_t) x * 2, 2, p.shift, o);
+    }
   }
 }
 
@@ -845,18 +940,18 @@ aligned4 (const void *ptr, size_t pitch, int height)
   return (uintptr_t) ptr % 4 == 0 && (height <= 1 || pitch % 4 == 0);
 }
 
-template <HalftoneKernel KK>
+template <HalftoneKernel KK, int B>
 Status
 run_skss (const Params &p, int grid, cudaStream_t stream, bool bin, bool temp)
 {
   if (bin && temp)
-    ht_skss<KK, true, true><<<grid, kHtThreads, 0, stream>>> (p);
+    ht_skss<KK, B, true, true><<<grid, kHtThreads, 0, stream>>> (p);
   else if (bin)
-    ht_skss<KK, true, false><<<grid, kHtThreads, 0, stream>>> (p);
+    ht_skss<KK, B, true, false><<<grid, kHtThreads, 0, stream>>> (p);
   else if (temp)
-    ht_skss<KK, false, true><<<grid, kHtThreads, 0, stream>>> (p);
+    ht_skss<KK, B, false, true><<<grid, kHtThreads, 0, stream>>> (p);
   else
-    ht_skss<KK, false, false><<<grid, kHtThreads, 0, stream>>> (p);
+    ht_skss<KK, B, false, false><<<grid, kHtThreads, 0, stream>>> (p);
   CIP_LAUNCH_CHECK (stream, "ht_skss");
   return Status::ok;
 }
@@ -927,9 +1022,11 @@ run_single_block (const Params &p, cudaStream_t stream)
   }
 }
 
+/* bytes: the planes' sample size (wavefront and single_block: 1 only,
+ * checked before). */
 template <HalftoneKernel KK>
 Status
-run_diffusion (const Params &p, HalftoneAlgorithm algo, int grid,
+run_diffusion (const Params &p, HalftoneAlgorithm algo, int grid, int bytes,
     cudaStream_t stream)
 {
   switch (algo) {
@@ -938,7 +1035,9 @@ run_diffusion (const Params &p, HalftoneAlgorithm algo, int grid,
     case HalftoneAlgorithm::single_block:
       return run_single_block<KK> (p, stream);
     default:
-      return run_skss<KK> (p, grid, stream, p.levels == 2, p.band > 0);
+      if (bytes == 2)
+        return run_skss<KK, 2> (p, grid, stream, p.levels == 2, p.band > 0);
+      return run_skss<KK, 1> (p, grid, stream, p.levels == 2, p.band > 0);
   }
 }
 
@@ -1037,6 +1136,13 @@ halftone (const HalftonePlane *planes, int n_planes, const HalftoneOptions &opt,
   Status st = halftone_validate (planes, n_planes, opt, d_ws, ws_bytes);
   if (st != Status::ok)
     return st;
+  /* the comparison variants take 8-bit planes only */
+  if (opt.method == HalftoneMethod::error_diffusion &&
+      (algo == HalftoneAlgorithm::wavefront ||
+          algo == HalftoneAlgorithm::single_block))
+    for (int i = 0; i < n_planes; i++)
+      if (!ht_plane_empty (planes[i]) && planes[i].src.bytes != 1)
+        return Status::invalid_argument;
   const cudaStream_t cs = (cudaStream_t) stream;
   /* rgb_luma planes become planes of the workspace: their luma in, grey out */
   const HtLayout lay = ht_layout (planes, n_planes);
@@ -1075,7 +1181,7 @@ halftone_planes (const HalftonePlane *planes, int n_planes,
   const HtLayout lay = ht_layout (planes, n_planes);
   Params p = { };
   int strips[halftone_max_planes] = { };
-  int hmax = 0, wmax = 0;
+  int hmax = 0, wmax = 0, bytes = 1, depth = 8;
   uint8_t *ws = static_cast<uint8_t *> (d_ws);
   for (int i = 0; i < n_planes; i++) {
     const HalftonePlane &hp = planes[i];
@@ -1097,11 +1203,16 @@ halftone_planes (const HalftonePlane *planes, int n_planes,
     q.strips = ht_strips (q.height);
     q.first_strip = lay.first_strip[i];
     q.bw = (int) ht_boundary_width (q.width);
-    q.src_vec = q.src_step == 1 && aligned4 (q.src, q.src_pitch, q.height);
-    q.dst_vec = q.dst_step == 1 && aligned4 (q.dst, q.dst_pitch, q.height);
+    /* one sample layout a call (halftone_validate) */
+    bytes = hp.src.bytes;
+    depth = hp.src.depth;
+    p.maxv = (int) hp.src.max_value ();
+    p.shift = hp.src.shift;
+    q.src_vec = q.src_step == bytes && aligned4 (q.src, q.src_pitch, q.height);
+    q.dst_vec = q.dst_step == bytes && aligned4 (q.dst, q.dst_pitch, q.height);
     q.hist_vec = q.hist && aligned4 (q.hist, q.hist_pitch, q.height);
     if (ws) {
-      q.bnd = reinterpret_cast<short *> (ws + lay.bnd[i]);
+      q.bnd = ws + lay.bnd[i];
       q.ring = reinterpret_cast<short *> (ws + lay.ring[i]);
     }
     strips[p.nplanes] = q.strips;
@@ -1114,12 +1225,16 @@ halftone_planes (const HalftonePlane *planes, int n_planes,
   p.levels = opt.levels;
   p.lmagic = ht_level_magic (opt.levels);
   p.band = ht_reads_history (opt) ?
-      halftone_hysteresis (opt.levels, opt.temporal_stability) : 0;
+      halftone_hysteresis (opt.levels, opt.temporal_stability,
+          depth) : 0;
 
   if (opt.method == HalftoneMethod::ordered) {
     const dim3 grid ((unsigned) std::min ((wmax + 255) / 256, 64), (unsigned) hmax,
         (unsigned) p.nplanes);
-    ht_ordered_kernel<<<grid, 256, 0, cs>>> (p);
+    if (bytes == 2)
+      ht_ordered_kernel<2><<<grid, 256, 0, cs>>> (p);
+    else
+      ht_ordered_kernel<1><<<grid, 256, 0, cs>>> (p);
     CIP_LAUNCH_CHECK (cs, "ht_ordered");
     return Status::ok;
   }
@@ -1139,19 +1254,22 @@ halftone_planes (const HalftonePlane *planes, int n_planes,
 
   switch (opt.kernel) {
     case HalftoneKernel::floyd_steinberg:
-      return run_diffusion<HalftoneKernel::floyd_steinberg> (p, algo, grid, cs);
+      return run_diffusion<HalftoneKernel::floyd_steinberg> (p, algo, grid,
+          bytes, cs);
     case HalftoneKernel::jarvis_judice_ninke:
-      return run_diffusion<HalftoneKernel::jarvis_judice_ninke> (p, algo, grid, cs);
+      return run_diffusion<HalftoneKernel::jarvis_judice_ninke> (p, algo, grid,
+          bytes, cs);
     case HalftoneKernel::stucki:
-      return run_diffusion<HalftoneKernel::stucki> (p, algo, grid, cs);
+      return run_diffusion<HalftoneKernel::stucki> (p, algo, grid, bytes, cs);
     case HalftoneKernel::burkes:
-      return run_diffusion<HalftoneKernel::burkes> (p, algo, grid, cs);
+      return run_diffusion<HalftoneKernel::burkes> (p, algo, grid, bytes, cs);
     case HalftoneKernel::sierra:
-      return run_diffusion<HalftoneKernel::sierra> (p, algo, grid, cs);
+      return run_diffusion<HalftoneKernel::sierra> (p, algo, grid, bytes, cs);
     case HalftoneKernel::sierra_lite:
-      return run_diffusion<HalftoneKernel::sierra_lite> (p, algo, grid, cs);
+      return run_diffusion<HalftoneKernel::sierra_lite> (p, algo, grid,
+          bytes, cs);
     case HalftoneKernel::atkinson:
-      return run_diffusion<HalftoneKernel::atkinson> (p, algo, grid, cs);
+      return run_diffusion<HalftoneKernel::atkinson> (p, algo, grid, bytes, cs);
   }
   return Status::invalid_argument;
 }

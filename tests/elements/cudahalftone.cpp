@@ -2,8 +2,8 @@
  * CPU reference (tests/kernels/test_halftone.cpp proves the reference
  * against a textbook implementation) applied to the input's components, on
  * every path; chroma neutral with color=false (RGB: the luma halftoned to
- * grey), alpha and padding copied with RGB; the previous-output state over a sequence and its restarts; refused
- * caps; properties. */
+ * grey), alpha and padding copied with RGB; the previous-output state over a sequence and its restarts; 10- and
+ * 16-bit formats; properties. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
@@ -34,6 +34,18 @@ struct Settings {
   }
 };
 
+static cip::HalftoneOptions
+options_of (const Settings & s, bool history_valid)
+{
+  cip::HalftoneOptions params;
+  params.kernel = s.kernel;
+  params.method = s.method;
+  params.levels = s.levels;
+  params.temporal_stability = s.stability;
+  params.history_valid = history_valid;
+  return params;
+}
+
 /* The expected component `c` of the output: the reference on the input's
  * component, with `history` (in/out) when the setting keeps one. */
 static std::vector<uint8_t>
@@ -52,14 +64,37 @@ expected (const std::vector<uint8_t> & src, int w, int h, const Settings & s,
     p.history = history->data ();
     p.history_pitch = (size_t) w;
   }
-  cip::HalftoneOptions params;
-  params.kernel = s.kernel;
-  params.method = s.method;
-  params.levels = s.levels;
-  params.temporal_stability = s.stability;
-  params.history_valid = history_valid;
-  fail_unless (cip::ref::halftone (&p, 1, params) == cip::Status::ok);
+  fail_unless (cip::ref::halftone (&p, 1, options_of (s, history_valid)) ==
+      cip::Status::ok);
   return out;
+}
+
+/* The same for the values of a 10/16-bit component (`depth` bits), as
+ * values: the reference on words of the values (no shift). */
+static std::vector<uint32_t>
+expected16 (const std::vector<uint32_t> & src, int w, int h, int depth,
+    const Settings & s, std::vector<uint16_t> * history, bool history_valid)
+{
+  std::vector<uint16_t> in (src.begin (), src.end ());
+  std::vector<uint16_t> out ((size_t) w * h, 0x5A5A);
+  cip::HalftonePlane p;
+  p.src.data = (const uint8_t *) in.data ();
+  p.src.pitch = (size_t) w * 2;
+  p.src.width = w;
+  p.src.height = h;
+  p.src.step = 2;
+  p.src.bytes = 2;
+  p.src.depth = depth;
+  p.dst = (uint8_t *) out.data ();
+  p.dst_pitch = (size_t) w * 2;
+  p.dst_step = 2;
+  if (history) {
+    p.history = (uint8_t *) history->data ();
+    p.history_pitch = (size_t) w * 2;
+  }
+  fail_unless (cip::ref::halftone (&p, 1, options_of (s, history_valid)) ==
+      cip::Status::ok);
+  return std::vector<uint32_t> (out.begin (), out.end ());
 }
 
 /* The fourth byte of every pixel of a packed 4-byte RGB frame (x of RGBx /
@@ -93,7 +128,8 @@ run_sequence (const Path & path, GstVideoFormat fmt, int w, int h,
    * map, as FrameSource does); cudaupload/cudadownload round trips are right
    * and so are the elements on them (checked on the GPU machine), so CUDA
    * memory cases here use even heights. */
-  if (path.cuda () && fmt == GST_VIDEO_FORMAT_I420 && h % 2)
+  if (path.cuda () && (fmt == GST_VIDEO_FORMAT_I420 ||
+          fmt == GST_VIDEO_FORMAT_I420_10LE) && h % 2)
     h++;
   GstVideoInfo info = video_info (fmt, w, h);
   FrameSource src (&info, path.memory);
@@ -103,15 +139,22 @@ run_sequence (const Path & path, GstVideoFormat fmt, int w, int h,
   const guint halftoned = s.color ? (rgb ? 3 : n_comp) : 1;
   /* RGB with color=false: the BT.601 luma halftoned, written to R, G, B */
   const bool grey_rgb = rgb && !s.color;
+  const int depth = (int) GST_VIDEO_FORMAT_INFO_DEPTH (info.finfo, 0);
   std::vector<std::vector<uint8_t>> hist (4);
+  std::vector<std::vector<uint16_t>> hist16 (4);
   const bool temporal = s.stability > 0.f &&
       s.method == cip::HalftoneMethod::error_diffusion;
   for (int f = 0; f < frames; f++) {
     GstBuffer *in = src.make (f % 3 == 2 ? Content::random : Content::natural,
-        seed + (uint32_t) f / 3, path.cuda () ? 0 : 5);
+        seed + (uint32_t) f / 3, path.cuda () ? 0 : (depth > 8 ? 6 : 5));
     std::vector<std::vector<uint8_t>> comp (n_comp);
-    for (guint c = 0; c < n_comp; c++)
-      comp[c] = read_component (in, &info, c);
+    std::vector<std::vector<uint32_t>> vals (n_comp);
+    for (guint c = 0; c < n_comp; c++) {
+      if (depth > 8)
+        vals[c] = read_values (in, &info, c);
+      else
+        comp[c] = read_component (in, &info, c);
+    }
     std::vector<uint8_t> in_pad = padding_bytes (in, &info);
     GstBuffer *out = hrn.push (in);
     std::vector<uint8_t> out_pad = padding_bytes (out, &info);
@@ -128,6 +171,27 @@ run_sequence (const Path & path, GstVideoFormat fmt, int w, int h,
     for (guint c = 0; c < n_comp; c++) {
       const int cw = GST_VIDEO_INFO_COMP_WIDTH (&info, c);
       const int ch = GST_VIDEO_INFO_COMP_HEIGHT (&info, c);
+      if (depth > 8) {
+        /* whole words: the value at the shift, the other bits zero;
+         * neutral chroma is mid-range */
+        const std::vector<uint32_t> got = read_values (out, &info, c, true);
+        std::vector<uint32_t> want;
+        if (c < halftoned) {
+          if (temporal && hist16[c].empty ())
+            hist16[c].assign ((size_t) cw * ch, 0);
+          want = expected16 (vals[c], cw, ch, depth, s,
+              temporal ? &hist16[c] : nullptr, temporal && f > 0);
+        } else {
+          want.assign ((size_t) cw * ch, 1u << (depth - 1));
+        }
+        const guint shift = GST_VIDEO_FORMAT_INFO_SHIFT (info.finfo, c);
+        for (size_t i = 0; i < want.size (); i++)
+          if (got[i] != want[i] << shift)
+            fail ("%s %s %dx%d frame %d comp %u: %s: sample %zu: %u != %u",
+                path.name ().c_str (), GST_VIDEO_INFO_NAME (&info), w, h, f, c,
+                s.launch (path.compute).c_str (), i, got[i], want[i] << shift);
+        continue;
+      }
       std::vector<uint8_t> got = read_component (out, &info, c);
       std::vector<uint8_t> want;
       if (grey_rgb && c < 3) {
@@ -341,30 +405,60 @@ GST_START_TEST (test_rgb_grey)
 }
 GST_END_TEST;
 
-/* 10- and 16-bit formats are not halftoned (8-bit kernels only): refused at
- * negotiation, in system memory and, where built, in CUDA memory, and not in
- * the pad templates. */
-GST_START_TEST (test_high_bit_depth_refused)
+/* 10- and 16-bit formats (garbage in the input's unused bits) are halftoned
+ * in their own values and written back in the same format: luma with
+ * neutral chroma, every plane with color=true, kernels, levels 2/4/256,
+ * ordered dithering, temporal stability over frames; odd sizes; in the pad
+ * templates (CUDA memory: all but GRAY16_LE). */
+GST_START_TEST (test_high_bit_depth)
 {
-  for (GstVideoFormat fmt : hbd_formats) {
-    GstVideoInfo info = video_info (fmt, 16, 16);
-    ElementHarness hrn ("cudahalftone compute=cpu", &info);
-    FrameSource src (&info, Memory::system);
-    fail_unless_equals_int (gst_harness_push (hrn.h, src.make (Content::random,
-                1)), GST_FLOW_NOT_NEGOTIATED);
+  for_each_path ([] (const Path & p) {
+    for (GstVideoFormat fmt : hbd_formats) {
+      if (p.cuda () && fmt == GST_VIDEO_FORMAT_GRAY16_LE)
+        continue;
+      for (auto wh : { std::pair<int, int> (67, 41), {1, 1}, {33, 2} })
+        run_sequence (p, fmt, wh.first, wh.second, Settings (), 1, 3);
+      Settings c;
+      c.color = true;
+      c.levels = 256;
+      c.kernel = cip::HalftoneKernel::stucki;
+      c.kernel_nick = "stucki";
+      run_sequence (p, fmt, 45, 31, c, 1, 20);
+      c.levels = 4;
+      c.kernel = cip::HalftoneKernel::atkinson;
+      c.kernel_nick = "atkinson";
+      run_sequence (p, fmt, 45, 31, c, 1, 21);
+      Settings o;
+      o.method = cip::HalftoneMethod::ordered;
+      o.levels = 3;
+      o.color = true;
+      run_sequence (p, fmt, 45, 31, o, 1, 22);
+      Settings t;
+      t.stability = 0.5f;
+      t.color = fmt == GST_VIDEO_FORMAT_P010_10LE;
+      run_sequence (p, fmt, 64, 36, t, 4, 23);
+    }
+  });
+  for (GstVideoFormat fmt : hbd_formats)
     for (bool cuda : { false, true }) {
+#ifndef HAVE_GST_CUDA
+      if (cuda)
+        continue;
+#endif
+      if (cuda && fmt == GST_VIDEO_FORMAT_GRAY16_LE)
+        continue;
+      GstVideoInfo info = video_info (fmt, 16, 16);
       GstCaps *caps = video_caps (&info, cuda);
       GstElement *e = gst_element_factory_make ("cudahalftone", NULL);
       GstPad *sink = gst_element_get_static_pad (e, "sink");
       GstCaps *templ = gst_pad_get_pad_template_caps (sink);
-      fail_if (gst_caps_can_intersect (templ, caps), "%s%s in the templates",
-          GST_VIDEO_INFO_NAME (&info), cuda ? " (CUDA)" : "");
+      fail_unless (gst_caps_can_intersect (templ, caps), "%s%s not in the "
+          "templates", GST_VIDEO_INFO_NAME (&info), cuda ? " (CUDA)" : "");
       gst_caps_unref (templ);
       gst_object_unref (sink);
       gst_object_unref (e);
       gst_caps_unref (caps);
     }
-  }
 }
 GST_END_TEST;
 
@@ -399,7 +493,7 @@ cudahalftone_suite (void)
   tcase_add_test (es.cpu, test_temporal_sequence);
   tcase_add_test (es.cpu, test_temporal_restarts);
   tcase_add_test (es.cpu, test_rgb_grey);
-  tcase_add_test (es.cpu, test_high_bit_depth_refused);
+  tcase_add_test (es.cpu, test_high_bit_depth);
   return es.finish ();
 }
 

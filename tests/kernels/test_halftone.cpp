@@ -5,7 +5,9 @@
  * constant frames), the temporal-stability requirement (flicker on a static
  * noisy scene and the low-pass error), the argument checks; on a GPU, every
  * algorithm against the reference byte for byte with poisoned outputs,
- * multi-plane calls, repeated runs, a capped grid and temporal sequences. */
+ * multi-plane calls, repeated runs, a capped grid and temporal sequences.
+ * The same at 10 and 16 bits (P010, I420_10, 16-bit layouts) against a
+ * textbook diffusion of words. */
 #include "cipcheck.h"
 #include "testimage.h"
 
@@ -998,6 +1000,428 @@ GST_START_TEST (test_skss_model)
 }
 GST_END_TEST;
 
+/* ---- 16-bit planes ---------------------------------------------------------- */
+
+namespace {
+
+/* The 16-bit layouts of the formats: P010 (10 bits at bit 6), I420_10LE
+ * (10 bits at bit 0), P016/Y444_16/GRAY16 (16 bits). */
+struct Layout16 {
+  int depth, shift;
+  const char *name;
+};
+const Layout16 layouts16[] = { {10, 6, "P010"}, {10, 0, "I420_10"},
+  {16, 0, "P016"} };
+
+/* round(k * M / (L - 1)), halves up, written out as for 8 bits. */
+int64_t
+level_value_m (int k, int levels, int64_t m)
+{
+  const int64_t q = k * m / (levels - 1), r = k * m % (levels - 1);
+  return q + (2 * r >= levels - 1 ? 1 : 0);
+}
+
+/* Level whose ideal position k * M / (L - 1) is nearest to v / 128, the
+ * lower one on a tie, by search. */
+int
+nearest_level_m (int64_t v, int levels, int64_t m)
+{
+  int best = 0;
+  int64_t bd = -1;
+  for (int k = 0; k < levels; k++) {
+    int64_t d = v * (levels - 1) - (int64_t) k * m * 128;
+    if (d < 0)
+      d = -d;
+    if (bd < 0 || d < bd) {
+      bd = d;
+      best = k;
+    }
+  }
+  return best;
+}
+
+int64_t
+word_at (const uint8_t *p)
+{
+  return (int64_t) p[0] | (int64_t) p[1] << 8;
+}
+
+void
+word_put (uint8_t *p, int64_t w)
+{
+  p[0] = (uint8_t) w;
+  p[1] = (uint8_t) (w >> 8);
+}
+
+/* naive_diffuse at `depth` bits from bit `shift` of 16-bit words: the
+ * textbook's pushed errors, exact integers, in 1/128 of a value step; the
+ * output (and history) words hold the level at the shift, other bits 0. */
+void
+naive_diffuse16 (const ImageView &src, uint8_t *dst, size_t dst_pitch,
+    int dst_step, uint8_t *hist, size_t hist_pitch, HalftoneKernel kern,
+    int levels, int64_t band)
+{
+  const Textbook t = textbook (kern);
+  const int w = src.width, h = src.height;
+  const int64_t m = ((int64_t) 1 << src.depth) - 1;
+  std::vector<int64_t> acc ((size_t) w * h, 0);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      const int64_t in = (word_at (src.data + (size_t) y * src.pitch +
+              (size_t) x * src.step) >> src.shift) & m;
+      const int64_t v = in * 128 +
+          floor_div (acc[(size_t) y * w + x] + t.div / 2, t.div);
+      int64_t out = level_value_m (nearest_level_m (v, levels, m), levels, m);
+      if (band > 0) {
+        const int64_t prev = (word_at (hist + (size_t) y * hist_pitch +
+                (size_t) x * 2) >> src.shift) & m;
+        if (std::llabs (v - prev * 128) <= band)
+          out = prev;
+      }
+      const int64_t e = v - out * 128;
+      for (int dy = 0; dy < 3; dy++)
+        for (int c = 0; c < 5; c++) {
+          const int xx = x + c - 2, yy = y + dy;
+          if (t.m[dy][c] && xx >= 0 && xx < w && yy < h)
+            acc[(size_t) yy * w + xx] += t.m[dy][c] * e;
+        }
+      word_put (dst + (size_t) y * dst_pitch + (size_t) x * dst_step,
+          out << src.shift);
+      if (hist)
+        word_put (hist + (size_t) y * hist_pitch + (size_t) x * 2,
+            out << src.shift);
+    }
+}
+
+void
+naive_ordered16 (const ImageView &src, uint8_t *dst, size_t dst_pitch,
+    int dst_step, int levels)
+{
+  const std::vector<int> b = bayer_by_recursion (8);
+  const int64_t m = ((int64_t) 1 << src.depth) - 1;
+  for (int y = 0; y < src.height; y++)
+    for (int x = 0; x < src.width; x++) {
+      const int64_t in = (word_at (src.data + (size_t) y * src.pitch +
+              (size_t) x * src.step) >> src.shift) & m;
+      /* level position in * (L-1) / M plus the threshold (B + 0.5) / 64 */
+      const int64_t num = in * (levels - 1) * 128 +
+          (int64_t) (2 * b[(size_t) (y % 8) * 8 + x % 8] + 1) * m;
+      word_put (dst + (size_t) y * dst_pitch + (size_t) x * dst_step,
+          level_value_m ((int) (num / (128 * m)), levels, m) << src.shift);
+    }
+}
+
+/* floor((1 + s) * M * 128 / (2 (L - 1))) */
+int64_t
+band16 (int levels, double s, int depth)
+{
+  return (int64_t) std::floor ((1.0 + s) * (double) ((1 << depth) - 1) * 128.0 /
+      (2.0 * (levels - 1)));
+}
+
+/* A 16-bit image of every value 2^(depth-1) (mid grey). */
+HostImage
+mid16 (int w, int h, const Layout16 &l, size_t pad)
+{
+  HostImage img = testutil::make_image16 (w, h, Content::zeros, l.depth,
+      l.shift, 1, 1, pad);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      word_put (img.row (y) + (size_t) x * img.step,
+          (int64_t) 1 << (l.depth - 1 + l.shift));
+  return img;
+}
+
+/* channel ch (0 or 1) of a 16-bit image: the view and its destination */
+HalftonePlane
+plane16 (const HostImage &src, int ch, HostImage &dst, int dst_ch)
+{
+  return plane (src.view (2 * ch), dst, 2 * dst_ch);
+}
+
+/* The reference and naive_diffuse16 (or naive_ordered16) of channel ch of
+ * `src` into channel dst_ch of a poisoned 16-bit destination of
+ * dst_chans channels agree, byte for byte. */
+bool
+ref16_matches_naive (const HostImage &src, int ch, HalftoneKernel k,
+    int levels, HalftoneMethod m, int dst_chans, size_t dst_pad,
+    const std::string &what)
+{
+  HostImage a = testutil::make_image16 (src.width, src.height, Content::zeros,
+      src.depth, src.shift, 1, dst_chans, dst_pad);
+  std::fill (a.bytes.begin (), a.bytes.end (), 0xA5);
+  HostImage b = a;
+  const int dc = dst_chans - 1;
+  HalftonePlane p = plane16 (src, ch, a, dc);
+  Status st = cip::ref::halftone (&p, 1, options (k, levels, m));
+  if (st != Status::ok) {
+    fprintf (stderr, "%s: %s\n", what.c_str (), cip::status_string (st));
+    return false;
+  }
+  if (m == HalftoneMethod::ordered)
+    naive_ordered16 (src.view (2 * ch), b.bytes.data () + 2 * dc, b.pitch,
+        b.step, levels);
+  else
+    naive_diffuse16 (src.view (2 * ch), b.bytes.data () + 2 * dc, b.pitch,
+        b.step, nullptr, 0, k, levels, 0);
+  return testutil::equal_2d (a.bytes.data (), a.pitch, b.bytes.data (), b.pitch,
+      (int) a.pitch, a.height, what);
+}
+
+std::string
+describe16 (const char *what, const Layout16 &l, HalftoneKernel k, int levels,
+    int w, int h, const char *extra = "")
+{
+  return describe (what, k, levels, w, h, (std::string (l.name) + " " + extra).c_str ());
+}
+
+}  // namespace
+
+/* The 16-bit arithmetic against the textbook's, at depths 10 and 16. */
+GST_START_TEST (test_arithmetic16)
+{
+  using namespace cip::detail;
+  for (int depth : { 10, 16 }) {
+    const int m = (1 << depth) - 1;
+    for (int L = 2; L <= 256; L++) {
+      for (int k = 0; k < L; k++) {
+        fail_unless (ht_level_value (k, L, m) == level_value_m (k, L, m),
+            "depth %d L %d k %d", depth, L, k);
+        fail_unless (cip::halftone_level (L, k, depth) == level_value_m (k, L, m));
+      }
+      for (double s : { 0.0, 0.25, 0.5, 1.0 })
+        fail_unless (cip::halftone_hysteresis (L, s, depth) ==
+            (s > 0 ? band16 (L, s, depth) : 0), "band depth %d L %d", depth, L);
+      /* nearest level over the diffused range -128 M .. 2 * 128 M, sampled
+       * (and around every level's midpoint), for some level counts */
+      if (!(L <= 5 || L == 16 || L == 17 || L == 100 || L == 255 || L == 256))
+        continue;
+      const bool full = L <= 3;
+      for (int64_t v = -128 * m; v <= 256 * m; v += full ? 101 : 4099)
+        fail_unless (ht_level_index ((int) v, L, m) == nearest_level_m (v, L, m),
+            "depth %d L %d v %lld", depth, L, (long long) v);
+      for (int k = 0; k + 1 < L; k++) {
+        /* the midpoint between levels k and k+1, in 1/128 steps */
+        const int64_t mid = (int64_t) (2 * k + 1) * m * 128 / (2 * (L - 1));
+        for (int64_t v = mid - 2; v <= mid + 2; v++)
+          fail_unless (ht_level_index ((int) v, L, m) == nearest_level_m (v, L, m),
+              "mid depth %d L %d v %lld", depth, L, (long long) v);
+      }
+    }
+    for (int64_t v = -128 * m; v <= 256 * m; v += 61)
+      fail_unless (ht_level_index2 ((int) v, m) == ht_level_index ((int) v, 2, m));
+    for (int div : { 4, 8, 16, 32, 42, 48 })
+      for (int in : { 0, 1, m / 2, m - 1, m })
+        for (int64_t sum = -(int64_t) div * 128 * m; sum <= (int64_t) div * 128 * m;
+            sum += 9973)
+          fail_unless (ht_diffused (in, (int) sum, div, m) ==
+              in * 128 + floor_div (sum + div / 2, div), "div %d sum %lld", div,
+              (long long) sum);
+  }
+  /* the 8-bit definition is the general one at M = 255 */
+  for (int L = 2; L <= 256; L++) {
+    for (int k = 0; k < L; k++)
+      fail_unless (cip::halftone_level (L, k, 8) == cip::halftone_level (L, k));
+    fail_unless (cip::halftone_hysteresis (L, 0.5, 8) == cip::halftone_hysteresis (L, 0.5));
+  }
+}
+GST_END_TEST;
+
+/* 10- and 16-bit error diffusion and ordered dithering against the textbook:
+ * every kernel, levels 2, 3, 4 and 256, edge sizes, contents (constant 0,
+ * max and mid among them), junk in the bits outside the value, padded
+ * pitches, interleaved channels (P010's UV) in and out. */
+GST_START_TEST (test_ref16_naive_agree)
+{
+  const testutil::Size sizes[] = { {1, 1}, {1, 9}, {9, 1}, {31, 33}, {64, 65},
+    {127, 5} };
+  for (const Layout16 &l : layouts16)
+    for (HalftoneKernel k : all_kernels)
+      for (int levels : { 2, 3, 4, 256 })
+        for (const testutil::Size &sz : sizes)
+          for (Content c : { Content::random, Content::gradient, Content::natural,
+                  Content::zeros, Content::all255, Content::constant }) {
+            HostImage src = c == Content::constant ? mid16 (sz.w, sz.h, l, 6) :
+                testutil::make_image16 (sz.w, sz.h, c, l.depth, l.shift, 3, 1, 6, true);
+            fail_unless (ref16_matches_naive (src, 0, k, levels,
+                    HalftoneMethod::error_diffusion, 1, 4,
+                    describe16 ("naive16", l, k, levels, sz.w, sz.h,
+                        testutil::content_name (c))));
+          }
+  for (const Layout16 &l : layouts16) {
+    /* UV of P010: channel 1 of two, into channel 0 and 1 of two */
+    HostImage uv = testutil::make_image16 (97, 41, Content::natural, l.depth,
+        l.shift, 9, 2, 2, true);
+    for (HalftoneKernel k : all_kernels)
+      fail_unless (ref16_matches_naive (uv, 1, k, 4, HalftoneMethod::error_diffusion,
+              2, 0, describe16 ("naive16 uv", l, k, 4, 97, 41)));
+    /* ordered dithering */
+    for (int levels : { 2, 4, 256 })
+      for (Content c : { Content::random, Content::gradient, Content::all255 }) {
+        HostImage src = testutil::make_image16 (67, 19, c, l.depth, l.shift, 4, 1,
+            2, true);
+        fail_unless (ref16_matches_naive (src, 0, HalftoneKernel::floyd_steinberg,
+                levels, HalftoneMethod::ordered, 1, 2,
+                describe16 ("naive16 ordered", l, HalftoneKernel::floyd_steinberg,
+                    levels, 67, 19, testutil::content_name (c))));
+        fail_unless (ref16_matches_naive (uv, 0, HalftoneKernel::floyd_steinberg,
+                levels, HalftoneMethod::ordered, 2, 0,
+                describe16 ("naive16 ordered uv", l, HalftoneKernel::floyd_steinberg,
+                    levels, 97, 41, testutil::content_name (c))));
+      }
+  }
+  /* a video frame */
+  if (!cip_test_small ())
+    for (const Layout16 &l : { layouts16[0], layouts16[2] })
+      for (HalftoneKernel k : { HalftoneKernel::floyd_steinberg,
+              HalftoneKernel::jarvis_judice_ninke }) {
+        HostImage src = testutil::make_image16 (1920, 1080, Content::natural, l.depth,
+            l.shift, 5, 1, 0, true);
+        fail_unless (ref16_matches_naive (src, 0, k, 2, HalftoneMethod::error_diffusion,
+                1, 0, describe16 ("naive16", l, k, 2, 1920, 1080)));
+      }
+}
+GST_END_TEST;
+
+/* P010: the input's low six bits do not matter, the output's are zero; the
+ * mean of a gradient's output follows the input's; 2 levels are 0 and M. */
+GST_START_TEST (test_ref16_properties)
+{
+  const Layout16 &l = layouts16[0];
+  HostImage junk = testutil::make_image16 (203, 77, Content::natural, l.depth,
+      l.shift, 8, 1, 0, true);
+  HostImage clean = testutil::make_image16 (203, 77, Content::natural, l.depth,
+      l.shift, 8, 1, 0, false);
+  fail_unless (junk.bytes != clean.bytes);
+  for (HalftoneKernel k : all_kernels)
+    for (int levels : { 2, 7 }) {
+      HostImage a = testutil::make_image16 (203, 77, Content::zeros, l.depth,
+          l.shift, 1, 1, 0);
+      HostImage b = a;
+      HalftonePlane pa = plane16 (junk, 0, a, 0), pb = plane16 (clean, 0, b, 0);
+      fail_unless (cip::ref::halftone (&pa, 1, options (k, levels)) == Status::ok);
+      fail_unless (cip::ref::halftone (&pb, 1, options (k, levels)) == Status::ok);
+      fail_unless (a.bytes == b.bytes, "%s", describe16 ("low bits", l, k, levels,
+              203, 77).c_str ());
+      for (int y = 0; y < a.height; y++)
+        for (int x = 0; x < a.width; x++) {
+          const int64_t w = word_at (a.row (y) + (size_t) x * 2);
+          fail_unless ((w & 63) == 0, "low bits written");
+          if (levels == 2)
+            fail_unless (w == 0 || w == 0xFFC0, "2 levels: %lld", (long long) w);
+        }
+    }
+  for (const Layout16 &g : layouts16) {
+    HostImage src = testutil::make_image16 (512, 256, Content::gradient, g.depth,
+        g.shift, 1, 1, 0);
+    HostImage dst = testutil::make_image16 (512, 256, Content::zeros, g.depth,
+        g.shift, 1, 1, 0);
+    HalftonePlane p = plane16 (src, 0, dst, 0);
+    fail_unless (cip::ref::halftone (&p, 1, options (HalftoneKernel::floyd_steinberg, 2)) ==
+        Status::ok);
+    double si = 0, so = 0;
+    for (int y = 0; y < 256; y++)
+      for (int x = 0; x < 512; x++) {
+        si += src.value (x, y);
+        so += dst.value (x, y);
+      }
+    fail_unless (std::fabs (so - si) <= 0.005 * si, "%s mean %g vs %g", g.name,
+        so, si);
+  }
+}
+GST_END_TEST;
+
+/* Temporal stability at 16 bits: output and history (words of the output's
+ * layout) equal the textbook's with the hysteresis band, frame by frame. */
+GST_START_TEST (test_ref16_temporal_naive)
+{
+  for (const Layout16 &l : layouts16)
+    for (HalftoneKernel k : { HalftoneKernel::floyd_steinberg,
+            HalftoneKernel::stucki })
+      for (int levels : { 2, 5 })
+        for (double s : { 0.5, 1.0 }) {
+          const int w = 71, h = 45;
+          HostImage hist_a = testutil::make_image16 (w, h, Content::zeros, l.depth,
+              l.shift, 1, 1, 6);
+          HostImage hist_b = hist_a;
+          for (int f = 0; f < 5; f++) {
+            HostImage src = testutil::make_image16 (w, h, f < 3 ? Content::natural :
+                Content::gradient, l.depth, l.shift, 20 + f, 1, 2, true);
+            HostImage a = testutil::make_image16 (w, h, Content::zeros, l.depth,
+                l.shift, 1, 1, 4);
+            HostImage b = a;
+            HalftonePlane p = plane16 (src, 0, a, 0);
+            p.history = hist_a.bytes.data ();
+            p.history_pitch = hist_a.pitch;
+            HalftoneOptions o = options (k, levels);
+            o.temporal_stability = s;
+            o.history_valid = f > 0;
+            fail_unless (cip::ref::halftone (&p, 1, o) == Status::ok);
+            naive_diffuse16 (src.view (), b.bytes.data (), b.pitch, 2,
+                hist_b.bytes.data (), hist_b.pitch, k, levels,
+                f > 0 ? band16 (levels, s, l.depth) : 0);
+            const std::string what = describe16 ("temporal16", l, k, levels, w, h) +
+                " s " + std::to_string (s) + " frame " + std::to_string (f);
+            fail_unless (a.bytes == b.bytes, "%s", what.c_str ());
+            fail_unless (hist_a.bytes == hist_b.bytes, "%s history", what.c_str ());
+          }
+        }
+}
+GST_END_TEST;
+
+/* 16-bit argument checks. */
+GST_START_TEST (test_ref16_invalid_arguments)
+{
+  HostImage src = testutil::make_image16 (16, 8, Content::random, 10, 6, 1);
+  HostImage dst = testutil::make_image16 (16, 8, Content::zeros, 10, 6, 1);
+  HostImage s8 = testutil::make_image (16, 8, Content::random, 1);
+  HostImage d8 = testutil::make_image (16, 8, Content::zeros, 1);
+  HalftonePlane p = plane16 (src, 0, dst, 0);
+  const HalftoneOptions o;
+  fail_unless (cip::ref::halftone (&p, 1, o) == Status::ok);
+  /* one layout a call */
+  HalftonePlane two[2] = { p, plane (s8.view (), d8) };
+  fail_unless (cip::ref::halftone (two, 2, o) == Status::invalid_argument);
+  two[1] = p;
+  two[1].src.depth = 16;
+  two[1].src.shift = 0;
+  two[1].dst = d8.bytes.data ();
+  two[1].dst_pitch = 32;
+  fail_unless (cip::ref::halftone (two, 2, o) == Status::invalid_argument);
+  /* odd destination, pitch or step; short destination rows */
+  HalftonePlane q = p;
+  q.dst = dst.bytes.data () + 1;
+  q.src.height = 4;
+  fail_unless (cip::ref::halftone (&q, 1, o) == Status::invalid_argument);
+  q = p;
+  q.dst_pitch = 31;
+  fail_unless (cip::ref::halftone (&q, 1, o) == Status::invalid_argument);
+  q = p;
+  q.dst_pitch = 30;
+  fail_unless (cip::ref::halftone (&q, 1, o) == Status::invalid_argument);
+  q = p;
+  q.dst_step = 1;
+  fail_unless (cip::ref::halftone (&q, 1, o) == Status::invalid_argument);
+  /* a history of bytes where words are needed */
+  std::vector<uint8_t> hist (16 * 8 * 2);
+  q = p;
+  q.history = hist.data ();
+  q.history_pitch = 16;
+  fail_unless (cip::ref::halftone (&q, 1, o) == Status::invalid_argument);
+  q.history_pitch = 32;
+  fail_unless (cip::ref::halftone (&q, 1, o) == Status::ok);
+  /* RGB to grey: 8-bit only; bytes of fewer than 8 bits: unsupported */
+  q = p;
+  q.rgb_luma = true;
+  q.src.step = q.dst_step = 4;
+  q.src.width = 8;
+  fail_unless (cip::ref::halftone (&q, 1, o) == Status::unsupported);
+  HalftonePlane r = plane (s8.view (), d8);
+  r.src.depth = 7;
+  fail_unless (cip::ref::halftone (&r, 1, o) == Status::unsupported);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_ref_invalid_arguments)
 {
   HostImage src = testutil::make_image (16, 8, Content::random, 1, 4, 4);
@@ -1286,7 +1710,8 @@ gpu_check (Gpu &g, Call &call, std::vector<std::vector<uint8_t> *> outs,
       std::end (gpu_algos) })
 {
   std::vector<uint8_t> poisons = { 0xA5 };
-  if (o.levels > 16)
+  /* 16-bit: 0xA5A5 and 0x5A5A can both be levels (of different pixels) */
+  if (o.levels > 16 || (!call.planes.empty () && call.planes[0].src.bytes == 2))
     poisons.push_back (0x5A);
   for (uint8_t poison : poisons) {
     for (auto *b : outs)
@@ -1310,6 +1735,32 @@ gpu_check_plane (Gpu &g, HostImage &src, int ch, const HalftoneOptions &o,
   c.bufs = { &src.bytes, &dst.bytes };
   c.planes = { plane (src.view (ch), dst, dst_step - 1) };
   gpu_check (g, c, { &dst.bytes }, o, what, algos);
+}
+
+/* The plane `src` halftoned `runs` times on one workspace into a destination
+ * poisoned before each run: the reference's output every time. */
+void
+check_repeats (Gpu &g, const HostImage &src, const HalftoneOptions &o, int runs,
+    const std::string &what)
+{
+  HostImage want = src;
+  std::fill (want.bytes.begin (), want.bytes.end (), 0);
+  HalftonePlane hp = plane (src.view (), want);
+  fail_unless (cip::ref::halftone (&hp, 1, o) == Status::ok);
+  DevBuf ds (src.bytes.size ()), dd (want.bytes.size ());
+  ds.upload (src.bytes);
+  HalftonePlane dp = hp;
+  dp.src.data = ds.p;
+  dp.dst = dd.p;
+  std::vector<uint8_t> got (want.bytes.size ());
+  for (int i = 0; i < runs; i++) {
+    CUDA_OK (cudaMemsetAsync (dd.p, i & 1 ? 0x5A : 0xA5, dd.n, g.stream));
+    fail_unless (cip::halftone (&dp, 1, o, g.ws.p, g.ws.n, g.stream) == Status::ok);
+    CUDA_OK (cudaMemcpyAsync (got.data (), dd.p, got.size (), cudaMemcpyDeviceToHost,
+            g.stream));
+    CUDA_OK (cudaStreamSynchronize (g.stream));
+    fail_unless (got == want.bytes, "%s run %d", what.c_str (), i);
+  }
 }
 
 }  // namespace
@@ -1481,25 +1932,8 @@ GST_START_TEST (test_gpu_repeatable)
   for (const Case &cs : sm ? std::vector<Case> (small, small + 1) :
       std::vector<Case> (full, full + 3)) {
     HostImage src = testutil::make_image (cs.w, cs.h, Content::natural, 91, 1, 0);
-    HostImage want = testutil::make_image (cs.w, cs.h, Content::zeros, 1, 1, 0);
-    HalftonePlane hp = plane (src.view (), want);
-    fail_unless (cip::ref::halftone (&hp, 1, options (cs.k, cs.levels)) == Status::ok);
-    DevBuf ds (src.bytes.size ()), dd (want.bytes.size ());
-    ds.upload (src.bytes);
-    HalftonePlane dp = hp;
-    dp.src.data = ds.p;
-    dp.dst = dd.p;
-    std::vector<uint8_t> got (want.bytes.size ());
-    for (int i = 0; i < cs.runs; i++) {
-      CUDA_OK (cudaMemsetAsync (dd.p, i & 1 ? 0x5A : 0xA5, dd.n, g.stream));
-      fail_unless (cip::halftone (&dp, 1, options (cs.k, cs.levels), g.ws.p, g.ws.n,
-              g.stream) == Status::ok);
-      CUDA_OK (cudaMemcpyAsync (got.data (), dd.p, got.size (), cudaMemcpyDeviceToHost,
-              g.stream));
-      CUDA_OK (cudaStreamSynchronize (g.stream));
-      fail_unless (got == want.bytes, "%s run %d",
-          describe ("repeat", cs.k, cs.levels, cs.w, cs.h).c_str (), i);
-    }
+    check_repeats (g, src, options (cs.k, cs.levels), cs.runs,
+        describe ("repeat", cs.k, cs.levels, cs.w, cs.h));
   }
 }
 GST_END_TEST;
@@ -1666,6 +2100,249 @@ GST_START_TEST (test_gpu_rgb_luma)
 }
 GST_END_TEST;
 
+/* ---- GPU, 16-bit planes ------------------------------------------------------ */
+
+namespace {
+
+/* One channel of a 16-bit image into a fresh 16-bit destination of
+ * dst_chans channels (the last one written), skss and automatic. */
+void
+gpu_check_plane16 (Gpu &g, HostImage &src, int ch, const HalftoneOptions &o,
+    int dst_chans, size_t dst_pad, const std::string &what)
+{
+  HostImage dst = testutil::make_image16 (src.width, src.height, Content::zeros,
+      src.depth, src.shift, 1, dst_chans, dst_pad);
+  Call c;
+  c.bufs = { &src.bytes, &dst.bytes };
+  c.planes = { plane16 (src, ch, dst, dst_chans - 1) };
+  gpu_check (g, c, { &dst.bytes }, o, what, { HalftoneAlgorithm::automatic,
+        HalftoneAlgorithm::skss });
+}
+
+}  // namespace
+
+/* Every kernel, levels 2/4/256, the edge sizes and 31x33, contents (random,
+ * natural, gradient; constant 0, max and mid), P010, I420_10 and 16-bit
+ * layouts with junk in the other bits, padded pitches: the GPU equals the
+ * reference byte for byte. */
+GST_START_TEST (test_gpu16_kernels_levels_sizes)
+{
+  Gpu g;
+  std::vector<testutil::Size> sizes (testutil::edge_sizes,
+      testutil::edge_sizes + testutil::n_edge_sizes);
+  sizes.push_back ({31, 33});
+  for (const Layout16 &l : layouts16)
+    for (size_t si = 0; si < sizes.size (); si++) {
+      const testutil::Size sz = sizes[si];
+      for (HalftoneKernel k : all_kernels)
+        for (int levels : { 2, 4, 256 })
+          for (Content c : { Content::random, Content::natural, Content::gradient }) {
+            if (l.shift == 0 && l.depth == 10 && c != Content::random)
+              continue;
+            HostImage src = testutil::make_image16 (sz.w, sz.h, c, l.depth, l.shift,
+                40 + (uint32_t) si, 1, si % 3 == 0 ? 0 : 6, true);
+            gpu_check_plane16 (g, src, 0, options (k, levels), 1, si % 2 ? 0 : 4,
+                describe16 ("gpu16", l, k, levels, sz.w, sz.h,
+                    testutil::content_name (c)));
+          }
+    }
+  for (const Layout16 &l : layouts16)
+    for (HalftoneKernel k : all_kernels)
+      for (Content c : { Content::zeros, Content::all255, Content::constant }) {
+        HostImage src = c == Content::constant ? mid16 (259, 131, l, 2) :
+            testutil::make_image16 (259, 131, c, l.depth, l.shift, 5, 1, 2, true);
+        for (int levels : { 2, 4 })
+          gpu_check_plane16 (g, src, 0, options (k, levels), 1, 2,
+              describe16 ("gpu16 const", l, k, levels, 259, 131,
+                  c == Content::constant ? "mid" : testutil::content_name (c)));
+      }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_gpu16_video_sizes)
+{
+  CIP_SKIP_IF_SMALL ();       /* large frames */
+  Gpu g;
+  const testutil::Size sizes[] = { {1920, 1080}, {3840, 2160} };
+  for (const Layout16 &l : { layouts16[0], layouts16[2] })
+    for (const testutil::Size &sz : sizes) {
+      HostImage src = testutil::make_image16 (sz.w, sz.h, Content::natural, l.depth,
+          l.shift, 51, 1, 0, true);
+      for (HalftoneKernel k : all_kernels)
+        for (int levels : { 2, 4 })
+          gpu_check_plane16 (g, src, 0, options (k, levels), 1, 0,
+              describe16 ("gpu16 video", l, k, levels, sz.w, sz.h));
+      HostImage r = testutil::make_image16 (sz.w, sz.h, Content::random, l.depth,
+          l.shift, 52, 1, 64, true);
+      gpu_check_plane16 (g, r, 0, options (HalftoneKernel::stucki, 256), 1, 64,
+          describe16 ("gpu16 video", l, HalftoneKernel::stucki, 256, sz.w, sz.h,
+              "random"));
+    }
+}
+GST_END_TEST;
+
+/* Whole 16-bit frames in one call: P010 (Y, and U and V interleaved: step 4,
+ * no 32-bit words), I420_10 (three planes), odd shapes and pitches, a
+ * destination 2- but not 4-byte aligned. */
+GST_START_TEST (test_gpu16_multiplane)
+{
+  Gpu g;
+  const struct { int w, h; size_t pad; } shapes[] = { {640, 480, 0}, {333, 101, 6},
+    {1920, 1080, 0}, {65, 130, 2} };
+  for (auto sh : shapes)
+    for (HalftoneKernel k : { HalftoneKernel::floyd_steinberg, HalftoneKernel::burkes,
+            HalftoneKernel::atkinson })
+      for (int levels : { 2, 5 }) {
+        const int cw = (sh.w + 1) / 2, chh = (sh.h + 1) / 2;
+        for (const Layout16 &l : { layouts16[0], layouts16[1] }) {
+          HostImage y = testutil::make_image16 (sh.w, sh.h, Content::natural, l.depth,
+              l.shift, 61, 1, sh.pad, true);
+          HostImage oy = testutil::make_image16 (sh.w, sh.h, Content::zeros, l.depth,
+              l.shift, 1, 1, sh.pad + 2);
+          HostImage uv = testutil::make_image16 (cw, chh, Content::natural, l.depth,
+              l.shift, 64, 2, sh.pad, true);
+          HostImage ouv = testutil::make_image16 (cw, chh, Content::zeros, l.depth,
+              l.shift, 1, 2, sh.pad);
+          Call p010;
+          p010.bufs = { &y.bytes, &uv.bytes, &oy.bytes, &ouv.bytes };
+          p010.planes = { plane16 (y, 0, oy, 0), plane16 (uv, 0, ouv, 0),
+            plane16 (uv, 1, ouv, 1) };
+          gpu_check (g, p010, { &oy.bytes, &ouv.bytes }, options (k, levels),
+              describe16 ("gpu16 semi-planar", l, k, levels, sh.w, sh.h),
+              { HalftoneAlgorithm::skss });
+          HostImage u = testutil::make_image16 (cw, chh, Content::natural, l.depth,
+              l.shift, 62, 1, sh.pad, true);
+          HostImage v = testutil::make_image16 (cw, chh, Content::random, l.depth,
+              l.shift, 63, 1, sh.pad, true);
+          HostImage ou = testutil::make_image16 (cw, chh, Content::zeros, l.depth,
+              l.shift, 1, 1, 4);
+          HostImage ov = testutil::make_image16 (cw, chh + 1, Content::zeros, l.depth,
+              l.shift, 1, 1, 0);
+          Call i420;
+          i420.bufs = { &y.bytes, &u.bytes, &v.bytes, &oy.bytes, &ou.bytes, &ov.bytes };
+          i420.planes = { plane16 (y, 0, oy, 0), plane16 (u, 0, ou, 0),
+            plane16 (v, 0, ov, 0) };
+          /* 2-byte aligned only: one row and one sample in */
+          i420.planes[2].dst = ov.bytes.data () + ov.pitch + 2;
+          i420.planes[2].src.width = cw - 1;
+          gpu_check (g, i420, { &oy.bytes, &ou.bytes, &ov.bytes }, options (k, levels),
+              describe16 ("gpu16 planar", l, k, levels, sh.w, sh.h),
+              { HalftoneAlgorithm::skss });
+        }
+      }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_gpu16_ordered)
+{
+  Gpu g;
+  for (const Layout16 &l : layouts16)
+    for (int levels : { 2, 4, 256 })
+      for (int si = 0; si < testutil::n_edge_sizes; si++) {
+        const testutil::Size sz = testutil::edge_sizes[si];
+        HostImage src = testutil::make_image16 (sz.w, sz.h, Content::natural, l.depth,
+            l.shift, 81, 2, 2, true);
+        HostImage hist = testutil::make_image16 (sz.w, sz.h, Content::zeros, l.depth,
+            l.shift, 1, 1, 2);
+        HostImage dst = testutil::make_image16 (sz.w, sz.h, Content::zeros, l.depth,
+            l.shift, 1, 2, 2);
+        Call c;
+        c.bufs = { &src.bytes, &dst.bytes, &hist.bytes };
+        c.planes = { plane16 (src, 1, dst, 0) };
+        c.planes[0].history = hist.bytes.data ();
+        c.planes[0].history_pitch = hist.pitch;
+        gpu_check (g, c, { &dst.bytes, &hist.bytes },
+            options (HalftoneKernel::floyd_steinberg, levels, HalftoneMethod::ordered),
+            describe16 ("gpu16 ordered", l, HalftoneKernel::floyd_steinberg, levels,
+                sz.w, sz.h), { HalftoneAlgorithm::automatic });
+      }
+}
+GST_END_TEST;
+
+/* Temporal stability over a noisy 16-bit sequence and a cut: the GPU's
+ * output and history equal the reference's frame by frame (the history
+ * carried from frame to frame), fewer workers than strips, and a repeated
+ * call gives the same output. */
+GST_START_TEST (test_gpu16_temporal_capped_repeat)
+{
+  Gpu g;
+  const bool sm = cip_test_small ();
+  const int w = sm ? 200 : 1280, h = sm ? 150 : 720;
+  for (const Layout16 &l : { layouts16[0], layouts16[2] })
+    for (HalftoneKernel k : { HalftoneKernel::floyd_steinberg,
+            HalftoneKernel::jarvis_judice_ninke })
+      for (int levels : { 2, 4 }) {
+        HostImage hist = testutil::make_image16 (w, h, Content::zeros, l.depth,
+            l.shift, 1, 1, 0);
+        for (int f = 0; f < 6; f++) {
+          HostImage src = testutil::make_image16 (w, h, f < 4 ? Content::natural :
+              Content::gradient, l.depth, l.shift, f < 4 ? 7 : 8, 1, 0, true);
+          /* sensor noise: a few low bits of the value change every frame */
+          uint32_t s = 99 + f;
+          for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+              s = s * 1664525u + 1013904223u;
+              const int64_t m = ((int64_t) 1 << l.depth) - 1;
+              const int64_t v = std::clamp<int64_t> ((int64_t) src.value (x, y) +
+                  (int64_t) (s >> 28) - 8, 0, m);
+              word_put (src.row (y) + (size_t) x * 2, v << l.shift);
+            }
+          HostImage dst = testutil::make_image16 (w, h, Content::zeros, l.depth,
+              l.shift, 1, 1, 0);
+          Call c;
+          c.bufs = { &src.bytes, &dst.bytes, &hist.bytes };
+          c.planes = { plane16 (src, 0, dst, 0) };
+          c.planes[0].history = hist.bytes.data ();
+          c.planes[0].history_pitch = hist.pitch;
+          HalftoneOptions o = options (k, levels);
+          o.temporal_stability = 0.5;
+          o.history_valid = f > 0;
+          const std::string what = describe16 ("gpu16 temporal", l, k, levels, w, h) +
+              " frame " + std::to_string (f);
+          gpu_check (g, c, { &dst.bytes }, o, what, { HalftoneAlgorithm::skss });
+          /* the next frame's history: the reference's */
+          fail_unless (cip::ref::halftone (c.planes.data (), 1, o) == Status::ok);
+        }
+      }
+  /* capped grids */
+  for (int workers : { 1, 3 }) {
+    cip::halftone_debug_max_workers (workers);
+    const int bw = sm ? 256 : 3840, bh = sm ? 1024 : 2160;
+    HostImage big = testutil::make_image16 (bw, bh, Content::natural, 16, 0, 101, 1, 0);
+    gpu_check_plane16 (g, big, 0, options (HalftoneKernel::floyd_steinberg, 2), 1, 0,
+        describe16 ("gpu16 capped", layouts16[2], HalftoneKernel::floyd_steinberg, 2,
+            bw, bh, std::to_string (workers).c_str ()));
+  }
+  cip::halftone_debug_max_workers (0);
+  /* repeated runs: identical */
+  HostImage src = testutil::make_image16 (1920, 1080, Content::natural, 10, 6, 91, 1, 0, true);
+  check_repeats (g, src, options (HalftoneKernel::floyd_steinberg, 2), sm ? 5 : 500,
+      "gpu16 repeat");
+}
+GST_END_TEST;
+
+/* The comparison variants take 8-bit planes only. */
+GST_START_TEST (test_gpu16_invalid_arguments)
+{
+  Gpu g (1 << 20);
+  HostImage src = testutil::make_image16 (64, 64, Content::random, 10, 6, 1);
+  DevBuf ds (src.bytes.size ()), dd (src.bytes.size ());
+  HalftonePlane p;
+  p.src = src.view ();
+  p.src.data = ds.p;
+  p.dst = dd.p;
+  p.dst_pitch = src.pitch;
+  p.dst_step = 2;
+  const HalftoneOptions o;
+  fail_unless (cip::halftone (&p, 1, o, g.ws.p, g.ws.n, g.stream) == Status::ok);
+  fail_unless (cip::halftone (&p, 1, o, g.ws.p, g.ws.n, g.stream,
+          HalftoneAlgorithm::wavefront) == Status::invalid_argument);
+  fail_unless (cip::halftone (&p, 1, o, g.ws.p, g.ws.n, g.stream,
+          HalftoneAlgorithm::single_block) == Status::invalid_argument);
+  CUDA_OK (cudaStreamSynchronize (g.stream));
+}
+GST_END_TEST;
+
 GST_START_TEST (test_gpu_invalid_arguments)
 {
   Gpu g (1 << 20);
@@ -1728,6 +2405,11 @@ halftone_suite (void)
   tcase_add_test (tc, test_ref_temporal_semantics);
   tcase_add_test (tc, test_ref_rgb_luma);
   tcase_add_test (tc, test_skss_model);
+  tcase_add_test (tc, test_arithmetic16);
+  tcase_add_test (tc, test_ref16_naive_agree);
+  tcase_add_test (tc, test_ref16_properties);
+  tcase_add_test (tc, test_ref16_temporal_naive);
+  tcase_add_test (tc, test_ref16_invalid_arguments);
   tcase_add_test (tc, test_ref_invalid_arguments);
   tcase_add_test (tc, test_api_misc);
 #ifndef HAVE_CUDA
@@ -1747,6 +2429,12 @@ halftone_suite (void)
   tcase_add_test (gpu, test_gpu_capped_grid);
   tcase_add_test (gpu, test_gpu_temporal_sequence);
   tcase_add_test (gpu, test_gpu_rgb_luma);
+  tcase_add_test (gpu, test_gpu16_invalid_arguments);
+  tcase_add_test (gpu, test_gpu16_kernels_levels_sizes);
+  tcase_add_test (gpu, test_gpu16_video_sizes);
+  tcase_add_test (gpu, test_gpu16_multiplane);
+  tcase_add_test (gpu, test_gpu16_ordered);
+  tcase_add_test (gpu, test_gpu16_temporal_capped_repeat);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;

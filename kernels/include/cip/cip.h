@@ -94,4 +94,12 @@ bool view_is_valid (const ImageView &v);
 /* True when this build has CUDA kernels and a CUDA device is usable. */
 bool gpu_available ();
 
+/* Writes the little-endian 16-bit word `value` to every word of a block of
+ * `width` x `height` 16-bit words in device memory (data and pitch 2-byte
+ * aligned, pitch in bytes), asynchronous on stream: cudaMemset2DAsync for
+ * words (e.g. neutral chroma of 10/16-bit frames). unsupported without
+ * CUDA. */
+Status fill_words (void *data, size_t pitch, int width, int height,
+    uint16_t value, Stream stream);
+
 }  // namespace cip
