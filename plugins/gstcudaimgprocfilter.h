@@ -5,10 +5,8 @@
  * - caps: CUDA memory (NV12, I420, Y444, RGBA, BGRA, RGBx, BGRx and the 10/16-bit
  *   P010_10LE, P016_LE, I420_10LE, Y444_16LE) and system memory (the same
  *   plus GRAY8 and GRAY16_LE), same format and size on both pads; a leaf
- *   without 16-bit kernels keeps the 8-bit lists
- *   (GST_CUDA_IMGPROC_*_FORMATS_8BIT), and narrows the formats its current
- *   properties can use (format_supported); a property change that narrows
- *   them renegotiates;
+ *   narrows the formats its current properties can use (format_supported);
+ *   a property change that narrows them renegotiates;
  * - the GstCudaContext (context query, set_context, `cuda-device-id`, the
  *   switch to the context of incoming CUDA memory before the transform, as
  *   nvcodec's GstCudaBaseTransform does), an own non-blocking stream, CUDA

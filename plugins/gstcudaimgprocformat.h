@@ -26,11 +26,6 @@ G_BEGIN_DECLS
     ", " GST_CUDA_IMGPROC_FORMATS_HBD_LIST " }"
 #define GST_CUDA_IMGPROC_SYSTEM_FORMATS "{ GRAY8, GRAY16_LE, " \
     GST_CUDA_IMGPROC_FORMATS_8BIT_LIST ", " GST_CUDA_IMGPROC_FORMATS_HBD_LIST " }"
-/* For elements that take 8-bit formats only. */
-#define GST_CUDA_IMGPROC_CUDA_FORMATS_8BIT \
-    "{ " GST_CUDA_IMGPROC_FORMATS_8BIT_LIST " }"
-#define GST_CUDA_IMGPROC_SYSTEM_FORMATS_8BIT \
-    "{ GRAY8, " GST_CUDA_IMGPROC_FORMATS_8BIT_LIST " }"
 
 /* Pad template caps: CUDA memory of `cuda_formats` (when built with the GPU
  * path) then system memory of `system_formats`. */
