@@ -46,7 +46,8 @@ cip_check_run (Suite * (*make_suite) (void), int argc, char **argv)
 
   gst_check_init (&argc, &argv);
   sr = srunner_create (make_suite ());
-  srunner_run_all (sr, CK_NORMAL);
+  /* CK_VERBOSITY=verbose prints every test as it ends (timing runs) */
+  srunner_run_all (sr, CK_ENV);
   failed = srunner_ntests_failed (sr);
   n_run = srunner_ntests_run (sr);
   srunner_free (sr);

@@ -5,6 +5,7 @@
 #include <gst/cudaimgproc/gsthistogrammeta.h>
 #include <gst/cudaimgproc/gstintegralmeta.h>
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -321,8 +322,14 @@ LeakCheck::LeakCheck ()
             "GstLeaksTracer"))
       tracer_ = GST_TRACER (gst_object_ref (l->data));
   g_list_free_full (tracers, gst_object_unref);
+  const gchar *path = g_getenv ("GST_PLUGIN_SYSTEM_PATH_1_0") ?
+      g_getenv ("GST_PLUGIN_SYSTEM_PATH_1_0") :
+      g_getenv ("GST_PLUGIN_SYSTEM_PATH");
   fail_unless (tracer_ != NULL, "the leaks tracer is not active: set "
-      "GST_TRACERS=leaks before gst_init (libgstcoretracers.so needed)");
+      "GST_TRACERS=leaks before gst_init, with libgstcoretracers.so in the "
+      "plugin system path (GST_PLUGIN_SYSTEM_PATH=%s; the GPU bundles get it "
+      "from tests/stage-gpu.sh and tests/stage-gpu-126.sh)",
+      path ? path : "(unset: the system's)");
   g_signal_emit_by_name (tracer_, "activity-start-tracking");
 }
 
@@ -419,6 +426,16 @@ device_used_bytes (int dev)
   (void) dev;
   return -1;
 #endif
+}
+
+MemoryUse
+memory_use ()
+{
+  MemoryUse u;
+  u.device = device_used_bytes ();
+  malloc_trim (0);
+  u.rss = rss_bytes ();
+  return u;
 }
 
 /* ---- frame digests -------------------------------------------------------- */
