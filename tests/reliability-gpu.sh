@@ -29,7 +29,7 @@ export CIP_SOAK_FRAMES=${CIP_SOAK_FRAMES:-100000} CIP_SOAK_CPU_FRAMES=${CIP_SOAK
 export CIP_CHURN_CYCLES=${CIP_CHURN_CYCLES:-1000}
 fail=0
 total=$SECONDS
-for t in test_faults test_liveprops test_churn test_soak; do
+for t in ${CIP_RELIABILITY_TESTS:-test_faults test_liveprops test_churn test_soak}; do
   start=$SECONDS
   timeout "${CIP_RELIABILITY_TIMEOUT:-300}" "${runner[@]}" "$build/tests/$t" \
     > "$out/reliability-$t.log" 2>&1

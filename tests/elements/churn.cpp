@@ -7,7 +7,7 @@
  *   every cycle, host RSS and device memory (cudaMemGetInfo) are flat over
  *   the second half of the cycles (the leaks tracer is not used here: with
  *   GStreamer 1.22 it deadlocked under this churn; test_faults uses it);
- * - (GPU) CIP_CHURN_OWN_CONTEXT_CYCLES (default 50) cycles where each
+ * - (GPU) CIP_CHURN_OWN_CONTEXT_CYCLES (default 20) cycles where each
  *   pipeline opens its own CUDA context: device memory back to where it
  *   was after every pipeline (a context kept alive shows at once);
  * - two elements in one pipeline share one GstCudaContext (the second finds
@@ -46,20 +46,38 @@ set_flag (gpointer data, GObject *)
   g_atomic_int_set ((gint *) data, 1);
 }
 
-/* Waits (a moment: streaming threads drop their refs after the join) for
- * `flag` to be set by set_flag. */
+/* Waits (a moment: streaming threads drop their refs just after the join;
+ * polled finely, as it costs every cycle) up to 1 s for `flag` to be set by
+ * set_flag. */
 static bool
 finalized (gint * flag)
 {
-  for (int i = 0; i < 100 && !g_atomic_int_get (flag); i++)
-    g_usleep (10000);
+  for (int i = 0; i < 5000 && !g_atomic_int_get (flag); i++)
+    g_usleep (200);
   return g_atomic_int_get (flag);
 }
+
+/* Two input frames, made once: making a natural frame costs more than a
+ * cycle. Pushed as refs (elements that write copy them first). */
+struct Inputs {
+  GstBuffer *frame[2];
+  explicit Inputs (FrameSource & src) {
+    for (int i = 0; i < 2; i++)
+      frame[i] = src.make (Content::natural, 7 + i);
+  }
+  ~Inputs () {
+    for (GstBuffer *b : frame)
+      gst_buffer_unref (b);
+  }
+  Inputs (const Inputs &) = delete;
+  Inputs &operator= (const Inputs &) = delete;
+};
 
 /* One reconnect: a new pipeline, two frames, NULL, unref; the element must
  * be finalized then. */
 static void
-cycle (const std::string & line, FrameSource & src, bool share_context)
+cycle (const std::string & line, FrameSource & src, const Inputs & in,
+    bool share_context)
 {
   gint gone = 0;
   {
@@ -67,7 +85,7 @@ cycle (const std::string & line, FrameSource & src, bool share_context)
     g_object_weak_ref (G_OBJECT (p.get ("e")), set_flag, &gone);
     fail_unless (p.play (), "%s: no PLAYING", line.c_str ());
     for (int i = 0; i < 2; i++) {
-      GstBuffer *out = p.process (src.make (Content::natural, 7 + i));
+      GstBuffer *out = p.process (gst_buffer_ref (in.frame[i]));
       fail_unless (out != NULL, "%s: frame %d failed", line.c_str (), i);
       gst_buffer_unref (out);
     }
@@ -89,14 +107,15 @@ GST_START_TEST (test_churn)
           path.compute;
       const std::string what = line + " on " + path.name ();
       FrameSource src (&info, path.memory);
+      Inputs in (src);
       const gint64 t0 = g_get_monotonic_time ();
       for (int i = 0; i < warm; i++)
-        cycle (line, src, true);
+        cycle (line, src, in, true);
       MemoryUse mid = { 0, 0 };
       for (int i = warm; i < cycles; i++) {
         if (i == warm + (cycles - warm) / 2)
           mid = memory_use ();
-        cycle (line, src, true);
+        cycle (line, src, in, true);
       }
       const double secs = (g_get_monotonic_time () - t0) / 1e6;
       const MemoryUse end = memory_use ();
@@ -119,16 +138,17 @@ GST_END_TEST;
 /* Each pipeline opens (and must close) its own CUDA context. */
 GST_START_TEST (test_churn_own_context)
 {
-  const int cycles = env_int ("CIP_CHURN_OWN_CONTEXT_CYCLES", 50);
+  const int cycles = env_int ("CIP_CHURN_OWN_CONTEXT_CYCLES", 20);
   GstVideoInfo info = video_info (GST_VIDEO_FORMAT_NV12, 320, 240);
   FrameSource src (&info, Memory::system);
+  Inputs in (src);
   for (const char *launch : element_launches) {
     const std::string line = std::string (launch) + " name=e compute=gpu";
-    cycle (line, src, false);
+    cycle (line, src, in, false);
     const gint64 before = device_used_bytes ();
     const gint64 t0 = g_get_monotonic_time ();
     for (int i = 0; i < cycles; i++) {
-      cycle (line, src, false);
+      cycle (line, src, in, false);
       gint64 now = device_used_bytes ();
       fail_unless (now <= before, "%s: cycle %d left %" G_GINT64_FORMAT
           " bytes of device memory", line.c_str (), i, now - before);
@@ -150,7 +170,7 @@ context_of (GstElement * e)
     GstContext *c = NULL;
     gst_query_parse_context (q, &c);
     if (c)
-      gst_structure_get (gst_context_get_structure (c), "cuda-context",
+      gst_structure_get (gst_context_get_structure (c), GST_CUDA_CONTEXT_TYPE,
           GST_TYPE_CUDA_CONTEXT, &ctx, NULL);
   }
   gst_query_unref (q);
@@ -163,7 +183,7 @@ GST_START_TEST (test_shared_context)
 {
   GstVideoInfo info = video_info (GST_VIDEO_FORMAT_NV12, 320, 240);
   FrameSource src (&info, Memory::system);
-  const int cycles = env_int ("CIP_CHURN_OWN_CONTEXT_CYCLES", 50);
+  const int cycles = env_int ("CIP_CHURN_OWN_CONTEXT_CYCLES", 20);
   const gint64 before = device_used_bytes ();
   for (int i = 0; i < cycles; i++) {
     AppPipeline p ("cudaintegral compute=gpu name=a ! "
