@@ -11,7 +11,9 @@
 # GStreamer 1.26: tests/reliability-gpu.sh .gpu/build126 .gpu/gst126, a
 # bundle with a run.sh starting every executable through its own loader).
 # CIP_SOAK_FRAMES, CIP_SOAK_CPU_FRAMES and CIP_CHURN_CYCLES override the
-# counts, CIP_RELIABILITY_TIMEOUT (default 300 s) bounds each test.
+# counts, CIP_RELIABILITY_TIMEOUT (default 300 s) bounds each test,
+# CIP_RELIABILITY_TESTS picks tests. On an H100 (1.22): faults 33 s, live
+# properties 7 s, churn 67 s, soak 212 s.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/.gpu/build}
