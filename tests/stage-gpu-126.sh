@@ -3,7 +3,8 @@
 # and stages everything a GPU run needs, here (CPU work only):
 #   .gpu/gst126     GStreamer 1.26 with its own C library and loader (run.sh),
 #                   from ../shared/gpu/gst-bundle-trixie.sh, plus the plugins
-#                   the tests use (videocrop, pango, videofilter)
+#                   the tests use (videocrop, pango, videofilter; coretracers:
+#                   test_faults counts live objects with the leaks tracer)
 #   .gpu/build126   plugin, test executables and their list, bench_element,
 #                   decode test (as tests/stage-gpu.sh stages a 1.22 build)
 #   .gpu/media      H.264/H.265 inputs of the decode test (tests/make-media.sh)
@@ -36,11 +37,13 @@ fi
 
 # 2. the bundle, with the extra plugins the element tests use
 extra=$(mktemp -d)
-for p in videocrop pango videofilter; do
+for p in videocrop pango videofilter coretracers; do
   ln -s "$root/usr/lib/x86_64-linux-gnu/gstreamer-1.0/libgst$p.so" "$extra/"
 done
 bash "$tools/gst-bundle-trixie.sh" .gpu/gst126 "$extra" | sed 's/^/bundle: /'
 rm -rf "$extra"
+[ -f .gpu/gst126/plugins/libgstcoretracers.so ] ||
+  { echo "stage-gpu-126: no libgstcoretracers.so in the bundle (test_faults needs it)" >&2; exit 1; }
 
 # 3. build inside the root
 mkdir -p "$root/usr/local/cuda" "$root/src/cip"

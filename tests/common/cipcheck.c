@@ -1,5 +1,6 @@
 #include "cipcheck.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,8 +46,13 @@ cip_check_run (Suite * (*make_suite) (void), int argc, char **argv)
   int failed, n_run;
 
   gst_check_init (&argc, &argv);
+  /* CK_VERBOSITY=verbose: each test's line as it ends, also into a pipe
+   * (timing runs) */
+  if (g_getenv ("CK_VERBOSITY"))
+    setvbuf (stdout, NULL, _IOLBF, 0);
   sr = srunner_create (make_suite ());
-  srunner_run_all (sr, CK_NORMAL);
+  /* CK_VERBOSITY=verbose prints every test as it ends (timing runs) */
+  srunner_run_all (sr, CK_ENV);
   failed = srunner_ntests_failed (sr);
   n_run = srunner_ntests_run (sr);
   srunner_free (sr);

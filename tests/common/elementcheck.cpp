@@ -5,9 +5,11 @@
 #include <gst/cudaimgproc/gsthistogrammeta.h>
 #include <gst/cudaimgproc/gstintegralmeta.h>
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
@@ -85,15 +87,28 @@ for_each_path (const std::function<void (const Path &)> &body)
 }
 
 #ifdef HAVE_GST_CUDA
+static GstCudaContext *the_shared_context = nullptr;
+
+/* At exit, before gst-check's gst_deinit (registered earlier, so it runs
+ * later): a context still alive there is a leak to the leaks tracer, whose
+ * report then fails the process (test_faults' children). */
+static void
+release_shared_context (void)
+{
+  gst_clear_object (&the_shared_context);
+}
+
 /* One context for the whole executable: opening one per case is slow. */
 GstCudaContext *
 shared_context ()
 {
-  static GstCudaContext *ctx = nullptr;
-  if (!ctx)
-    ctx = gst_cuda_context_new (0);
-  fail_unless (ctx != NULL, "no CUDA context on device 0");
-  return ctx;
+  if (!the_shared_context) {
+    the_shared_context = gst_cuda_context_new (0);
+    if (the_shared_context)
+      atexit (release_shared_context);
+  }
+  fail_unless (the_shared_context != NULL, "no CUDA context on device 0");
+  return the_shared_context;
 }
 #endif
 
@@ -321,8 +336,14 @@ LeakCheck::LeakCheck ()
             "GstLeaksTracer"))
       tracer_ = GST_TRACER (gst_object_ref (l->data));
   g_list_free_full (tracers, gst_object_unref);
+  const gchar *path = g_getenv ("GST_PLUGIN_SYSTEM_PATH_1_0") ?
+      g_getenv ("GST_PLUGIN_SYSTEM_PATH_1_0") :
+      g_getenv ("GST_PLUGIN_SYSTEM_PATH");
   fail_unless (tracer_ != NULL, "the leaks tracer is not active: set "
-      "GST_TRACERS=leaks before gst_init (libgstcoretracers.so needed)");
+      "GST_TRACERS=leaks before gst_init, with libgstcoretracers.so in the "
+      "plugin system path (GST_PLUGIN_SYSTEM_PATH=%s; the GPU bundles get it "
+      "from tests/stage-gpu.sh and tests/stage-gpu-126.sh)",
+      path ? path : "(unset: the system's)");
   g_signal_emit_by_name (tracer_, "activity-start-tracking");
 }
 
@@ -419,6 +440,16 @@ device_used_bytes (int dev)
   (void) dev;
   return -1;
 #endif
+}
+
+MemoryUse
+memory_use ()
+{
+  MemoryUse u;
+  u.device = device_used_bytes ();
+  malloc_trim (0);
+  u.rss = rss_bytes ();
+  return u;
 }
 
 /* ---- frame digests -------------------------------------------------------- */

@@ -179,6 +179,18 @@ gint64 rss_bytes ();
  * builds without the GPU path or without a device. */
 gint64 device_used_bytes (int dev = 0);
 
+/* Host and device memory in use, for flatness checks (long runs, churn). */
+struct MemoryUse {
+  gint64 rss;                   /* rss_bytes() after malloc_trim, or -1 */
+  gint64 device;                /* device_used_bytes(), or -1 */
+};
+
+/* Samples device memory first, then RSS: the process's first CUDA runtime
+ * call (cudaMemGetInfo here) creates the runtime's primary context, about
+ * 90 MiB of host memory once; an RSS read before it would count that as
+ * growth. Take a sample before the baseline one to warm up. */
+MemoryUse memory_use ();
+
 /* A digest of a video frame for equality checks: every component's samples
  * (no padding) plus the tables of the integral, histogram and equalization
  * metas attached to it. */

@@ -169,6 +169,14 @@ GST_START_TEST (test_injected)
 }
 GST_END_TEST;
 
+/* The leaks tracer is there (libgstcoretracers.so): without it every case
+ * below fails too, this one says why first. */
+GST_START_TEST (test_leaks_tracer)
+{
+  LeakCheck leaks;
+}
+GST_END_TEST;
+
 /* With no CIP_FAULT_INJECT nothing fails (the switch is off by default). */
 GST_START_TEST (test_no_fault)
 {
@@ -180,17 +188,40 @@ GST_START_TEST (test_no_fault)
 }
 GST_END_TEST;
 
+/* This process's command line as it was started, to start the children
+ * the same way: the GStreamer 1.26 bundle starts tests through its own
+ * loader (ld-linux-x86-64.so.2 --library-path ... test_faults), without
+ * which the executable finds no libraries. */
+static gchar **
+own_command_line (const char *argv0)
+{
+  gchar *contents = NULL;
+  gsize len = 0;
+  if (g_file_get_contents ("/proc/self/cmdline", &contents, &len, NULL) &&
+      len > 0 && contents[len - 1] == '\0') {
+    GPtrArray *args = g_ptr_array_new ();
+    for (gsize i = 0; i < len; i += strlen (contents + i) + 1)
+      g_ptr_array_add (args, g_strdup (contents + i));
+    g_ptr_array_add (args, NULL);
+    g_free (contents);
+    return (gchar **) g_ptr_array_free (args, FALSE);
+  }
+  g_free (contents);
+  gchar *argv[] = { (gchar *) argv0, NULL };
+  return g_strdupv (argv);
+}
+
 /* Parent: this executable once per kind and N, until no case meets the N-th
  * operation. */
 static void
 run_kind (const char *kind, const char *self_exe)
 {
+  gchar **argv = own_command_line (self_exe);
   int n;
   for (n = 1; n <= MAX_NTH; n++) {
     gchar *spec = g_strdup_printf ("%s:%d@victim", kind, n);
     gchar **envp = g_get_environ ();
     envp = g_environ_setenv (envp, "CIP_FAULT_INJECT", spec, TRUE);
-    gchar *argv[] = { (gchar *) self_exe, NULL };
     gchar *out = NULL, *err = NULL;
     gint status = 0;
     GError *error = NULL;
@@ -209,6 +240,7 @@ run_kind (const char *kind, const char *self_exe)
     if (fired == 0)
       break;
   }
+  g_strfreev (argv);
   fail_unless (n > 1, "no %s fault was met at all", kind);
 }
 
@@ -286,6 +318,7 @@ faults_suite (void)
     return s.suite;
   }
   tcase_set_timeout (s.cpu, 600);
+  tcase_add_test (s.cpu, test_leaks_tracer);
   tcase_add_test (s.cpu, test_no_fault);
   tcase_add_test (s.cpu, test_alloc);
   tcase_add_test (s.cpu, test_launch);
