@@ -7,7 +7,10 @@
 # device). Logs to $OUT/sanitize-<tool>-<test>.log; a tool error, a failed
 # test or a timeout is a failure. Usage: tests/sanitize-gpu.sh [BUILD_DIR]
 # (default .gpu/build, staged by tests/stage-gpu.sh); CIP_SANITIZE_TIMEOUT
-# (default 420 s) bounds each run.
+# (default 420 s) bounds each run. Each log line starts with the seconds
+# since its run started, and every test's TAP line comes as it ends, so a log
+# shows what each test cost and where a run that timed out was; the summary
+# names the last test that ended.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/.gpu/build}
@@ -20,7 +23,7 @@ list="$build/tests/test-executables.list"
 mapfile -t names < <(grep -E '^test_(integral|histogram|boxfilter|equalize|halftone|cuda[a-z]+|regressions)$' "$list")
 source "$top/.gpu/gst/env.sh"
 export GST_PLUGIN_PATH="$build/plugins" CIP_REQUIRE_GPU=1 CK_FORK=no
-export CK_DEFAULT_TIMEOUT=600 CIP_TEST_SMALL=1
+export CK_DEFAULT_TIMEOUT=600 CIP_TEST_SMALL=1 CK_TAP_LOG_FILE_NAME=-
 export GST_REGISTRY="/tmp/cip-sanitize-registry.bin"
 # one registry scan before the tools start in parallel
 gst-inspect-1.0 cudaintegral > /dev/null 2>&1 || true
@@ -32,11 +35,15 @@ run_tool () {
     case $t in test_integral|test_histogram|test_boxfilter|test_equalize|test_halftone) case=gpu ;; esac
     CK_RUN_CASE=$case timeout "${CIP_SANITIZE_TIMEOUT:-420}" "$cs" --tool "$tool" \
       --error-exitcode 99 --target-processes all --print-limit 20 \
-      "$build/tests/$t" > "$log" 2>&1
-    local rc=$? summary
+      "$build/tests/$t" 2>&1 |
+      while IFS= read -r l; do echo "$((SECONDS - start)) $l"; done > "$log"
+    local rc=${PIPESTATUS[0]} summary last
     summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -n 1)
+    last=$(grep -E "^[0-9]+ (not )?ok [0-9]+ - " "$log" | tail -n 1 | cut -c1-160)
     if [ "$rc" -eq 0 ]; then r=PASS; else r="FAIL ($rc)"; fail=1; fi
+    [ "$rc" -eq 124 ] && r="FAIL (timeout)"
     echo "$tool $t: $r in $((SECONDS - start)) s: ${summary:-no summary}"
+    [ "$rc" -eq 0 ] || echo "  last test ended: ${last:-none}"
   done
   return $fail
 }

@@ -46,12 +46,11 @@ cip_check_run (Suite * (*make_suite) (void), int argc, char **argv)
   int failed, n_run;
 
   gst_check_init (&argc, &argv);
-  /* CK_VERBOSITY=verbose: each test's line as it ends, also into a pipe
-   * (timing runs) */
-  if (g_getenv ("CK_VERBOSITY"))
-    setvbuf (stdout, NULL, _IOLBF, 0);
+  /* lines out as they are written, also into a pipe: with
+   * CK_TAP_LOG_FILE_NAME=- each test's line as it ends (timing runs) */
+  setvbuf (stdout, NULL, _IOLBF, 0);
   sr = srunner_create (make_suite ());
-  /* CK_VERBOSITY=verbose prints every test as it ends (timing runs) */
+  /* CK_VERBOSITY=verbose lists every test */
   srunner_run_all (sr, CK_ENV);
   failed = srunner_ntests_failed (sr);
   n_run = srunner_ntests_run (sr);
