@@ -155,7 +155,22 @@ FrameSource::make (Content c, uint32_t seed, int pad)
 ElementHarness::ElementHarness (const std::string & launch,
     const GstVideoInfo * info, bool cuda)
 {
-  h = gst_harness_new_parse (launch.c_str ());
+  /* what gst_harness_new_parse does, with the context set in between */
+  GError *err = NULL;
+  GstElement *bin = gst_parse_bin_from_description_full (launch.c_str (),
+      TRUE, NULL, GST_PARSE_FLAG_FATAL_ERRORS, &err);
+  fail_unless (bin != NULL && err == NULL, "cannot launch %s: %s",
+      launch.c_str (), err ? err->message : "?");
+  gst_object_ref_sink (bin);
+#ifdef HAVE_GST_CUDA
+  if (gpu_works ()) {
+    GstContext *ctx = gst_context_new_cuda_context (shared_context ());
+    gst_element_set_context (bin, ctx);
+    gst_context_unref (ctx);
+  }
+#endif
+  h = gst_harness_new_with_element (bin, "sink", "src");
+  gst_object_unref (bin);
   fail_unless (h != NULL, "cannot launch %s", launch.c_str ());
   bus = gst_bus_new ();
   gst_element_set_bus (h->element, bus);
