@@ -33,7 +33,7 @@ fail=0
 total=$SECONDS
 for t in ${CIP_RELIABILITY_TESTS:-test_faults test_liveprops test_churn test_soak}; do
   start=$SECONDS
-  timeout "${CIP_RELIABILITY_TIMEOUT:-300}" "${runner[@]}" "$build/tests/$t" \
+  timeout "${CIP_RELIABILITY_TIMEOUT:-300}" ${runner[@]+"${runner[@]}"} "$build/tests/$t" \
     > "$out/reliability-$t.log" 2>&1
   rc=$?
   [ "$rc" -eq 0 ] && r=PASS || { r="FAIL ($rc)"; fail=1; }

@@ -583,7 +583,9 @@ histogram_kernel (const __grid_constant__ Params p)
    * zeroes the output and publishes the number in *ready; the others wait
    * for it before their first addition (the claiming block is running, so
    * the wait ends whatever the scheduling). Call numbers never repeat, so
-   * the words need no reset. */
+   * the words need no reset; but a CUDA graph replaying a captured call
+   * repeats its number (nobody would zero the output), so no automatic pick
+   * may choose a direct shape before that is handled. */
   if (p.direct && !p.accumulate) {
     if (tid == 0)
       s_last = atomicExch (p.claim, p.gen) != p.gen;

@@ -153,7 +153,7 @@ FrameSource::make (Content c, uint32_t seed, int pad)
 }
 
 ElementHarness::ElementHarness (const std::string & launch,
-    const GstVideoInfo * info, bool cuda)
+    const GstVideoInfo * info, bool cuda, bool share_context)
 {
   /* what gst_harness_new_parse does, with the context set in between */
   GError *err = NULL;
@@ -163,11 +163,13 @@ ElementHarness::ElementHarness (const std::string & launch,
       launch.c_str (), err ? err->message : "?");
   gst_object_ref_sink (bin);
 #ifdef HAVE_GST_CUDA
-  if (gpu_works ()) {
+  if (share_context && gpu_works ()) {
     GstContext *ctx = gst_context_new_cuda_context (shared_context ());
     gst_element_set_context (bin, ctx);
     gst_context_unref (ctx);
   }
+#else
+  (void) share_context;
 #endif
   h = gst_harness_new_with_element (bin, "sink", "src");
   gst_object_unref (bin);

@@ -101,14 +101,17 @@ private:
  * messages of its elements. With a GPU, the test's CUDA context (the one of
  * FrameSource's CUDA memory) is set on the elements before they start, as an
  * upstream CUDA element would provide it: each element opening a context of
- * its own cost ~0.2 s, most of the GPU run time of the element tests. */
+ * its own cost ~0.2 s, most of the GPU run time of the element tests.
+ * share_context = false leaves the elements to find or open one (a test of
+ * how they adopt the context of their input). */
 struct ElementHarness {
   GstHarness *h;
   GstBus *bus;
 
   /* launch: e.g. "cudahistogram compute=cpu bins=16" */
   explicit ElementHarness (const std::string & launch,
-      const GstVideoInfo * info = nullptr, bool cuda = false);
+      const GstVideoInfo * info = nullptr, bool cuda = false,
+      bool share_context = true);
   ~ElementHarness ();
   ElementHarness (const ElementHarness &) = delete;
   ElementHarness &operator= (const ElementHarness &) = delete;

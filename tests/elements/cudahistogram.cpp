@@ -1289,8 +1289,8 @@ GST_START_TEST (test_gpu_system_memory)
 }
 GST_END_TEST;
 
-/* CUDA memory from our own context and pool, messages and interval sums on
- * the GPU path. */
+/* CUDA memory from our own context and pool (set on the element by
+ * ElementHarness), messages and interval sums on the GPU path. */
 GST_START_TEST (test_gpu_cuda_memory)
 {
   static const GstVideoFormat fmts[] = { GST_VIDEO_FORMAT_NV12,

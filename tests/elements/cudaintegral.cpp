@@ -443,8 +443,9 @@ GST_START_TEST (test_gpu_system_memory)
 }
 GST_END_TEST;
 
-/* CUDA memory from the test's own context and pool: the element adopts the
- * context, computes on the GPU and attaches CUDA memory tables; every
+/* CUDA memory from the test's own context and pool, the element given no
+ * context (share_context = false): it adopts the input's context, computes
+ * on the GPU and attaches CUDA memory tables; every
  * component of every format (I420 chroma, RGBA channels 1-3 too), two frames
  * per element with different content so a table left unwritten shows the
  * previous frame's values. */
@@ -469,7 +470,7 @@ GST_START_TEST (test_gpu_cuda_memory)
         std::string launch = "cudaintegral compute=gpu plane=" +
             std::to_string (plane) + (small ? " sat-type=u64 squared=true" :
             " sat-type=u32");
-        ElementHarness hrn (launch, &info, true);
+        ElementHarness hrn (launch, &info, true, false);
         for (uint32_t i = 0; i < 2; i++)
           push_check (hrn, src, cuda, plane, small, small,
               (uint32_t) s.w * 7 + plane * 3 + i, 0, launch);

@@ -97,15 +97,17 @@ soak (const Path & path, int width, int height, int frames)
   const double secs = (g_get_monotonic_time () - t0) / 1e6;
   for (GstBuffer *b : inputs)
     gst_buffer_unref (b);
-  const gint64 rss_limit = (gint64) MIN (8.0 * 1048576,
-      LEAK_PER_FRAME * (frames - 1 - warm) / 2);
+  /* half of what one leaked 1080p frame per 1,000 frames adds, between 1
+   * MiB (short runs: allocator noise) and 8 MiB */
+  const gint64 rss_limit = (gint64) CLAMP (LEAK_PER_FRAME * (frames - 1 -
+          warm) / 2, 1048576.0, 8.0 * 1048576);
   g_print ("%s: %d frames of %dx%d in %.1f s (%.0f fps), %d compared with "
       "the CPU path; RSS %.1f -> max %.1f MiB (limit +%.2f), device %.1f -> "
       "max %.1f MiB\n", path.name ().c_str (), frames, width, height, secs,
       frames / secs, compared, base.rss / 1048576.0, max.rss / 1048576.0,
       rss_limit / 1048576.0, base.device / 1048576.0,
       max.device / 1048576.0);
-  fail_unless (base.rss < 0 || max.rss - base.rss < rss_limit, "%s: RSS grew "
+  fail_unless (base.rss < 0 || max.rss - base.rss <= rss_limit, "%s: RSS grew "
       "by %" G_GINT64_FORMAT " bytes over %d frames", path.name ().c_str (),
       max.rss - base.rss, frames - 1 - warm);
   fail_unless (max.device - base.device <= 0, "%s: device memory grew by %"

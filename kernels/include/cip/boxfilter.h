@@ -118,8 +118,9 @@ BoxAlgorithm boxfilter_pick (const BoxPlane &plane);
  * cip::integral cannot serve. Empty planes are skipped. Launches: the SAT of
  * each plane that needs one (cip::integral), then one gather launch and/or
  * one direct launch and/or one sliding launch (per sample size) for all
- * planes. The sliding algorithm needs no workspace and ignores a plane's
- * precomputed SAT. */
+ * planes. The sliding algorithm ignores a plane's precomputed SAT and uses
+ * no workspace itself, but the call still needs the workspace
+ * boxfilter_workspace_bytes() gives (sized for the SATs of automatic). */
 Status boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border,
     void *d_ws, size_t ws_bytes, Stream stream,
     BoxAlgorithm algo = BoxAlgorithm::automatic);
