@@ -7,7 +7,8 @@
 # or a missing executable is a failure, never "0 failed".
 # Usage: tests/run-gpu.sh [BUILD_DIR [BUNDLE]]   (default build, .gpu/gst)
 # A BUNDLE with a run.sh (the 1.26 one, .gpu/gst126) starts every executable
-# through its own C library and loader.
+# through its own C library and loader. CIP_TESTS="test_a test_b" runs only
+# those (each must be in the list); CIP_TEST_TIMEOUT bounds each (600 s).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
@@ -19,6 +20,13 @@ if [ ! -s "$list" ]; then
   exit 1
 fi
 mapfile -t names < <(grep -v '^[[:space:]]*$' "$list")
+if [ -n "${CIP_TESTS:-}" ]; then
+  for want in $CIP_TESTS; do
+    printf '%s\n' "${names[@]}" | grep -qx "$want" ||
+      { echo "gpu tests: FAIL: $want is not in $list"; exit 1; }
+  done
+  names=($CIP_TESTS)
+fi
 if [ "${#names[@]}" -eq 0 ]; then
   echo "gpu tests: FAIL: $list names no test executable"
   exit 1
@@ -42,7 +50,7 @@ for name in "${names[@]}"; do
   fi
   start=$(date +%s)
   echo "==== $name" >> "$log"
-  timeout "${CIP_TEST_TIMEOUT:-600}" "${runner[@]}" "$t" > "/tmp/$name.log" 2>&1
+  timeout "${CIP_TEST_TIMEOUT:-600}" ${runner[@]+"${runner[@]}"} "$t" > "/tmp/$name.log" 2>&1
   rc=$?
   if [ "$rc" -eq 0 ]; then
     pass=$((pass + 1)); r=PASS
