@@ -35,22 +35,22 @@ if [[ " $families " == *" baselines "* ]]; then
 fi
 if [ -x "$staged/bench/bench_element" ]; then
   bundle=${CIP_GST_BUNDLE:-$top/.gpu/gst}
-  runner=()
-  if [ -x "$bundle/run.sh" ]; then runner=("$bundle/run.sh"); else source "$bundle/env.sh"; fi
+  source "$top/tests/gpu-bundle.sh"
+  use_bundle "$bundle" || exit 1
   export GST_PLUGIN_PATH="$staged/plugins"
   echo "==== bench_element (4K NV12 CUDA frames, ring of 8)" | tee -a "$txt"
   IFS=";" read -ra elems <<< "${BENCH_ELEMENTS:-cudaintegral;cudaintegral sat-type=u64 squared=true;cudahistogram;cudaboxfilter radius-x=15 radius-y=15;cudaintegral ! cudaboxfilter radius-x=15 radius-y=15;cudahistequalize;cudahistequalize mode=clahe;cudahistogram ! cudahistequalize;cudahalftone;cudahalftone method=ordered}"
   for e in "${elems[@]}"; do
-    timeout 60 "${runner[@]}" "$staged/bench/bench_element" --writable --frames 2000 --json "$json" "$e" 2>&1 | tee -a "$txt"
+    timeout 60 ${runner[@]+"${runner[@]}"} "$staged/bench/bench_element" --writable --frames 2000 --json "$json" "$e" 2>&1 | tee -a "$txt"
     if [ ${#runner[@]} -gt 0 ]; then
       # 1.26: latency until the data is finished, with and without the host wait
-      timeout 60 "${runner[@]}" "$staged/bench/bench_element" --writable --consume --frames 1000 --json "$json" "$e" 2>&1 | tee -a "$txt"
-      CIP_FORCE_HOST_SYNC=1 timeout 60 "${runner[@]}" "$staged/bench/bench_element" --writable --consume --frames 1000 --json "$json" "$e" 2>&1 | tee -a "$txt"
+      timeout 60 ${runner[@]+"${runner[@]}"} "$staged/bench/bench_element" --writable --consume --frames 1000 --json "$json" "$e" 2>&1 | tee -a "$txt"
+      CIP_FORCE_HOST_SYNC=1 timeout 60 ${runner[@]+"${runner[@]}"} "$staged/bench/bench_element" --writable --consume --frames 1000 --json "$json" "$e" 2>&1 | tee -a "$txt"
     fi
   done
   echo "==== bench_element --serial (one frame at a time: latency without queueing; identity = the harness)" | tee -a "$txt"
   for e in identity cudaintegral cudahistogram; do
-    timeout 60 "${runner[@]}" "$staged/bench/bench_element" --writable --serial --frames 2000 --json "$json" "$e" 2>&1 | tee -a "$txt"
+    timeout 60 ${runner[@]+"${runner[@]}"} "$staged/bench/bench_element" --writable --serial --frames 2000 --json "$json" "$e" 2>&1 | tee -a "$txt"
   done
   echo "==== bench_element --system-memory (GPU path through pinned staging, and compute=cpu)" | tee -a "$txt"
   IFS=";" read -ra sys_elems <<< "${BENCH_SYSMEM_ELEMENTS:-cudaintegral;cudahistogram;cudaboxfilter radius-x=15 radius-y=15;cudahistequalize}"
@@ -58,7 +58,7 @@ if [ -x "$staged/bench/bench_element" ]; then
     for size in "1920 1080" "3840 2160"; do
       read -r w h <<< "$size"
       for compute in gpu cpu; do
-        timeout 90 "${runner[@]}" "$staged/bench/bench_element" --system-memory --writable --frames 300 \
+        timeout 90 ${runner[@]+"${runner[@]}"} "$staged/bench/bench_element" --system-memory --writable --frames 300 \
           --width "$w" --height "$h" --json "$json" "$e compute=$compute" 2>&1 | tee -a "$txt"
       done
     done

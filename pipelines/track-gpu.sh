@@ -18,17 +18,13 @@ bundle=$(cd "${2:-$top/.gpu/gst}" && pwd)
 media=${3:-$top/.gpu/media}
 out=${OUT:-/tmp}
 export GST_PLUGIN_PATH="$build/plugins"
-if [ -x "$bundle/run.sh" ]; then
-  runner=("$bundle/run.sh")
-else
-  source "$bundle/env.sh"
-  runner=()
-fi
+source "$top/tests/gpu-bundle.sh"
+use_bundle "$bundle" || exit 1
 fail=0
 step () {
   local name=$1; shift
   echo "==== $name: track $*"
-  timeout 300 "${runner[@]}" "$build/pipelines/track" "$@" > "$out/track-$name.txt" 2>&1
+  timeout 300 ${runner[@]+"${runner[@]}"} "$build/pipelines/track" "$@" > "$out/track-$name.txt" 2>&1
   local rc=$?
   grep '^#' "$out/track-$name.txt" | grep -v '^# pipeline'
   grep -v '^[#0-9]' "$out/track-$name.txt" | tail -n 5
@@ -46,7 +42,7 @@ fi
 step upload-2160p --width 3840 --height 2160 --radius 80 --upload --compute gpu \
   --preload --check-ball --strip-every 0 --quiet --min-fps 60
 if [ -s "$media/ball-2160p.mp4" ] &&
-   "${runner[@]}" gst-inspect-1.0 nvh264dec > /dev/null 2>&1; then
+   ${runner[@]+"${runner[@]}"} gst-inspect-1.0 nvh264dec > /dev/null 2>&1; then
   step decode-2160p --source "filesrc location=$media/ball-2160p.mp4 ! qtdemux ! h264parse ! nvh264dec" \
     --radius 80 --compute gpu --check-ball --strip-every 0 --quiet --min-fps 60
 else

@@ -16,14 +16,10 @@ set -uo pipefail
 build=$(cd "${1:?usage: decode-gpu.sh STAGED_BUILD BUNDLE MEDIA_DIR}" && pwd)
 bundle=$(cd "${2:?}" && pwd); media=$(cd "${3:?}" && pwd)
 export GST_PLUGIN_PATH="$build/plugins"
-if [ -x "$bundle/run.sh" ]; then
-  launch() { "$bundle/run.sh" gst-launch-1.0 "$@"; }
-  inspect() { "$bundle/run.sh" gst-inspect-1.0 "$@"; }
-else
-  source "$bundle/env.sh"
-  launch() { gst-launch-1.0 "$@"; }
-  inspect() { gst-inspect-1.0 "$@"; }
-fi
+source "$(dirname "$0")/gpu-bundle.sh"
+use_bundle "$bundle" || exit 1
+launch() { ${runner[@]+"${runner[@]}"} gst-launch-1.0 "$@"; }
+inspect() { ${runner[@]+"${runner[@]}"} gst-inspect-1.0 "$@"; }
 out=${OUT:-/tmp}/decode; mkdir -p "$out"
 chain() {  # chain COMPUTE
   echo "cudaintegral compute=$1 ! cudaboxfilter compute=$1 radius-x=4 radius-y=4 ! \

@@ -19,12 +19,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/.gpu/build}
 bundle=${2:-$top/.gpu/gst}
 out=${OUT:-/tmp}
-runner=()
-if [ -x "$bundle/run.sh" ]; then
-  runner=("$bundle/run.sh")
-else
-  source "$bundle/env.sh"
-fi
+source "$top/tests/gpu-bundle.sh"
+use_bundle "$bundle" || exit 1
 export GST_PLUGIN_PATH="$build/plugins" CIP_REQUIRE_GPU=1 CK_FORK=no
 export CK_DEFAULT_TIMEOUT=3600 GST_REGISTRY="/tmp/cip-reliability-registry-$(basename "$bundle").bin"
 export CIP_SOAK_FRAMES=${CIP_SOAK_FRAMES:-100000} CIP_SOAK_CPU_FRAMES=${CIP_SOAK_CPU_FRAMES:-20000}

@@ -31,12 +31,8 @@ if [ "${#names[@]}" -eq 0 ]; then
   echo "gpu tests: FAIL: $list names no test executable"
   exit 1
 fi
-runner=()
-if [ -x "$bundle/run.sh" ]; then
-  runner=("$bundle/run.sh")
-else
-  source "$bundle/env.sh"
-fi
+source "$top/tests/gpu-bundle.sh"
+use_bundle "$bundle" || exit 1
 export GST_PLUGIN_PATH="$build/plugins" CIP_REQUIRE_GPU=1 CK_FORK=no
 export CK_DEFAULT_TIMEOUT=600 GST_REGISTRY="/tmp/cip-gpu-registry-$(basename "$bundle").bin"
 log="$out/gpu-tests.log"
