@@ -61,7 +61,9 @@ check() {  # check NAME FILE DEMUX PARSE DECODER FORMAT
 }
 check h264-1080p h264-1080p.mp4 qtdemux h264parse nvh264dec NV12
 check h264-2160p h264-2160p.mp4 qtdemux h264parse nvh264dec NV12
-if inspect cudahistequalize 2>/dev/null | grep -q P010_10LE; then
+# (captured first: under pipefail, grep -q closing the pipe early fails the inspect)
+caps=$(inspect cudahistequalize 2>/dev/null)
+if grep -q P010_10LE <<< "$caps"; then
   check h265-10bit-1080p h265-10bit-1080p.mkv matroskademux h265parse nvh265dec P010_10LE
 else
   echo "decode h265-10bit-1080p: SKIPPED: the elements do not accept P010_10LE yet (high bit depth not merged)"

@@ -8,6 +8,13 @@
 # (runner is empty for 1.22; that expansion is safe under set -u).
 use_bundle () {
   runner=()
+  # timeoverlay (element tests) needs a font: the bundle's fonts/ (staged
+  # by tests/stage-gpu.sh and tests/stage-gpu-126.sh), the machine has none
+  if [ -d "$1/fonts" ] && [ -z "${FONTCONFIG_FILE:-}" ]; then
+    printf '<?xml version="1.0"?><fontconfig><dir>%s</dir><cachedir>/tmp/cip-fc</cachedir></fontconfig>\n' \
+      "$(cd "$1/fonts" && pwd)" > /tmp/cip-fonts.conf
+    export FONTCONFIG_FILE=/tmp/cip-fonts.conf
+  fi
   if [ -x "$1/run.sh" ]; then
     runner=("$1/run.sh")
   elif [ -f "$1/env.sh" ]; then

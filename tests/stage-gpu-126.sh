@@ -42,6 +42,9 @@ for p in videocrop pango videofilter coretracers; do
 done
 bash "$tools/gst-bundle-trixie.sh" .gpu/gst126 "$extra" | sed 's/^/bundle: /'
 rm -rf "$extra"
+# a font for timeoverlay (tests/gpu-bundle.sh points fontconfig at it)
+mkdir -p .gpu/gst126/fonts
+cp -L "$root/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf" .gpu/gst126/fonts/
 [ -f .gpu/gst126/plugins/libgstcoretracers.so ] ||
   { echo "stage-gpu-126: no libgstcoretracers.so in the bundle (test_faults needs it)" >&2; exit 1; }
 

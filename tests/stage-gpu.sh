@@ -30,6 +30,11 @@ du -sh "$dst"
 if [ -d "$bundle/lib" ] && [ ! -x "$bundle/run.sh" ]; then
   cp -L "$(pkg-config --variable=libdir gstreamer-check-1.0)/libgstcheck-1.0.so.0" "$bundle/lib/"
 fi
+# a font for timeoverlay (tests/gpu-bundle.sh points fontconfig at it)
+if [ -d "$bundle/lib" ] && [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; then
+  mkdir -p "$bundle/fonts"
+  cp -L /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf "$bundle/fonts/"
+fi
 # the reliability tests count live objects with the leaks tracer (core tracers)
 if [ -d "$top/.gpu/gst/plugins" ]; then
   cp -L "$(pkg-config --variable=pluginsdir gstreamer-1.0)/libgstcoretracers.so" "$top/.gpu/gst/plugins/"

@@ -507,4 +507,24 @@ frame_digest (GstBuffer * buf, const GstVideoInfo * info)
   return d;
 }
 
+std::string
+digest_difference (const std::vector<uint8_t> & a,
+    const std::vector<uint8_t> & b, const GstVideoInfo * info)
+{
+  gsize pixels = 0;
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++)
+    pixels += (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, c) *
+        GST_VIDEO_INFO_COMP_HEIGHT (info, c) *
+        (GST_VIDEO_INFO_COMP_DEPTH (info, c) > 8 ? 2 : 1);
+  gsize i = 0, n = MIN (a.size (), b.size ());
+  while (i < n && a[i] == b[i])
+    i++;
+  if (i == n && a.size () == b.size ())
+    return "equal";
+  return "first difference at byte " + std::to_string (i) + " of " +
+      std::to_string (a.size ()) + "/" + std::to_string (b.size ()) +
+      (i < pixels ? " (pixels)" : " (metas: the pixels are the first " +
+          std::to_string (pixels) + " bytes)");
+}
+
 }  // namespace testutil

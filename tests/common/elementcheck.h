@@ -201,6 +201,10 @@ MemoryUse memory_use ();
  * (no padding) plus the tables of the integral, histogram and equalization
  * metas attached to it. */
 std::vector<uint8_t> frame_digest (GstBuffer * buf, const GstVideoInfo * info);
+/* Where two digests first differ, said for a failure message: which byte,
+ * and whether it lies in the pixels or in the metas after them. */
+std::string digest_difference (const std::vector<uint8_t> & a,
+    const std::vector<uint8_t> & b, const GstVideoInfo * info);
 
 /* Every element with the options that make it use everything it can
  * (state, two tables, metas): the reliability tests' list. */

@@ -269,7 +269,7 @@ GST_START_TEST (test_consistent_values)
           });
       if (n_bad) {
         /* the nearest combination, to say what differs */
-        std::string near;
+        std::string near, where;
         size_t best = SIZE_MAX;
         for (auto & o : outputs) {
           size_t diff = o.first.size () == bad.size () ? 0 : SIZE_MAX;
@@ -278,11 +278,13 @@ GST_START_TEST (test_consistent_values)
           if (diff < best) {
             best = diff;
             near = o.second;
+            where = digest_difference (bad, o.first, &info);
           }
         }
         fail ("%s on %s: %d of %d frames match no single combination of the "
-            "values set; the first is nearest to%s (%zu bytes differ)", f,
-            path.name ().c_str (), n_bad, frames, near.c_str (), best);
+            "values set; the first is nearest to%s (%zu bytes differ, %s)", f,
+            path.name ().c_str (), n_bad, frames, near.c_str (), best,
+            where.c_str ());
       }
       fail_unless (seen.size () > 1, "%s on %s: one combination in %d frames",
           f, path.name ().c_str (), frames);

@@ -80,8 +80,10 @@ soak (const Path & path, int width, int height, int frames)
       fail ("%s: frame %d: %s", path.name ().c_str (), f, err->message);
     }
     if (f % sample == 0 || f == frames - 1) {
-      fail_unless (frame_digest (out, &info) == want[f % N_INPUTS],
-          "%s: frame %d differs from the CPU path", path.name ().c_str (), f);
+      const std::vector<uint8_t> got = frame_digest (out, &info);
+      fail_unless (got == want[f % N_INPUTS], "%s: frame %d differs from the "
+          "CPU path: %s", path.name ().c_str (), f,
+          digest_difference (got, want[f % N_INPUTS], &info).c_str ());
       compared++;
     }
     gst_buffer_unref (out);
