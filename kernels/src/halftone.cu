@@ -37,9 +37,9 @@
  * copies the down ring to this strip's boundary rows in global memory and
  * publishes its progress word (__threadfence + release store): the number of
  * columns of the strip's last row that are final (its second last row is 4
- * columns further). The warps synchronize through counters in shared memory
- * (4-chunk rings with back-pressure both ways); the movers never block, the
- * compute warp never touches a global flag or fence.
+ * columns further). The warps synchronize through shared-memory rings of
+ * 4 chunks with back-pressure both ways, handed over by mbarriers (Ring; sm_75:
+ * polled counters); the compute warp never touches a global flag or fence.
  *
  * 16-bit planes (10/16-bit video) run the same kernels with sample size
  * B = 2 as a template parameter: a 32-bit word holds two samples instead of
@@ -55,6 +55,7 @@
  */
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 #include "cip/halftone.h"
 #include "detail/check.cuh"
@@ -126,6 +127,7 @@ struct Params {
   HtSchedule sched;
   int workers;
   int maxv, shift;             /* the planes' layout: largest value, shift */
+  unsigned long long watchdog_ns;   /* Watchdog's bound, 0: off */
 };
 
 __device__ __forceinline__ PlaneP
@@ -154,6 +156,117 @@ struct Traits {
       f.rr2 <= 2, "footprint beyond two columns");
 };
 
+/* A wait on another warp or block that lasts longer than its bound is a bug
+ * (the strip being waited for is always running): trap, so that it fails
+ * instead of hanging the GPU. The bound is the host's (ht_watchdog_ns:
+ * CIP_HT_WATCHDOG_S, else CIP_HT_WATCHDOG_NS), checked every 1024 polls, so
+ * a wait that succeeds at once never reads the clock. Under compute-sanitizer
+ * a tall plane's last strip legitimately waits longer than 10 s (it waits for
+ * every strip above), so tests/sanitize-gpu.sh raises it. CIP_HT_WATCHDOG_NS
+ * 0 compiles the check out. */
+#ifndef CIP_HT_WATCHDOG_NS
+#define CIP_HT_WATCHDOG_NS 10000000000ull
+#endif
+
+struct Watchdog {
+  unsigned long long start = 0;
+  unsigned n = 0;
+  __device__ __forceinline__ void poll (unsigned long long limit) {
+#if CIP_HT_WATCHDOG_NS > 0
+    if ((++n & 1023) != 0 || limit == 0)
+      return;
+    unsigned long long t;
+    asm volatile ("mov.u64 %0, %%globaltimer;" : "=l" (t));
+    if (start == 0)
+      start = t;
+    else if (t - start > limit)
+      __trap ();
+#endif
+  }
+};
+
+/* ------------------------------------------- skss: the warps' handshakes */
+
+/* A ring's handshake between the warp that fills its slots (producer) and
+ * the warp that reads them (consumer). Chunk i goes to slot i % kNR, i
+ * counted over all the block's strips (ht_skss), so that both sides agree on
+ * every slot's use without resetting anything between strips. All 32 lanes
+ * of both warps take part in every step: each lane's own shared-memory
+ * accesses are ordered by its own release or acquire, with no lane standing
+ * in for the others.
+ *
+ * sm_80 and newer: mbarriers, full[k] (the producer's 32 lanes arrive once
+ * slot k is written) and empty[k] (the consumer's 32 lanes arrive once it is
+ * read); arrive is a release and the wait an acquire at CTA scope, and they
+ * are a synchronization compute-sanitizer's racecheck models (cuda::barrier
+ * is an mbarrier), where polled flags look like races. Use u of slot k is
+ * phase u of full[k] and the end of phase u - 1 of empty[k]; back-pressure
+ * keeps either side within one phase of the other, so a parity names it.
+ * sm_75 (no mbarrier): counters of chunks filled and freed, polled with
+ * volatile loads and ordered with block fences, lane 0 storing for the warp
+ * after a __syncwarp. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define CIP_HT_MBARRIER 1
+#else
+#define CIP_HT_MBARRIER 0
+#endif
+
+static_assert ((kNR & (kNR - 1)) == 0, "ring slots: a power of two");
+
+struct Ring {
+#if CIP_HT_MBARRIER
+  unsigned long long full[kNR], empty[kNR];
+#else
+  int filled, freed;           /* chunks written / read */
+#endif
+};
+
+__device__ __forceinline__ int
+slot_of (int i)
+{
+  return (int) ((unsigned) i % kNR);
+}
+
+#if CIP_HT_MBARRIER
+__device__ __forceinline__ uint32_t
+smem (const void *p)
+{
+  return (uint32_t) __cvta_generic_to_shared (p);
+}
+
+__device__ __forceinline__ void
+mbar_arrive (unsigned long long *b)
+{
+  asm volatile ("{ .reg .b64 st; mbarrier.arrive.shared.b64 st, [%0]; }"
+      : : "r" (smem (b)) : "memory");
+}
+
+/* Whether phase parity has completed (sm_90: waits a while in hardware
+ * before it says no, instead of spinning). */
+__device__ __forceinline__ bool
+mbar_done (unsigned long long *b, unsigned parity)
+{
+  uint32_t ok;
+#if __CUDA_ARCH__ >= 900
+  asm volatile ("{ .reg .pred p; mbarrier.try_wait.parity.shared.b64 p, [%1], %2;"
+      " selp.u32 %0, 1, 0, p; }" : "=r" (ok) : "r" (smem (b)), "r" (parity)
+      : "memory");
+#else
+  asm volatile ("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], %2;"
+      " selp.u32 %0, 1, 0, p; }" : "=r" (ok) : "r" (smem (b)), "r" (parity)
+      : "memory");
+#endif
+  return ok != 0;
+}
+
+__device__ __forceinline__ void
+mbar_wait (unsigned long long *b, unsigned parity, unsigned long long limit)
+{
+  Watchdog wd;
+  while (!mbar_done (b, parity))
+    wd.poll (limit);
+}
+#else
 __device__ __forceinline__ int
 vload (const volatile int *p)
 {
@@ -166,29 +279,85 @@ vstore (volatile int *p, int v)
   *p = v;
 }
 
-/* A wait on another warp or block that lasts longer than this is a bug (the
- * strip being waited for is always running): trap, so that it fails instead
- * of hanging the GPU. 0 turns the check off. */
-#ifndef CIP_HT_WATCHDOG_NS
-#define CIP_HT_WATCHDOG_NS 10000000000ull
+/* lane 0 says the warp's accesses before are done: count = v */
+__device__ __forceinline__ void
+warp_signal (int *count, int v)
+{
+  __syncwarp ();
+  if ((threadIdx.x & 31) == 0) {
+    __threadfence_block ();
+    vstore (count, v);
+  }
+}
 #endif
 
-struct Watchdog {
-  unsigned long long start = 0;
-  unsigned n = 0;
-  __device__ __forceinline__ void poll () {
-#if CIP_HT_WATCHDOG_NS > 0
-    if ((++n & 1023) != 0)
-      return;
-    unsigned long long t;
-    asm volatile ("mov.u64 %0, %%globaltimer;" : "=l" (t));
-    if (start == 0)
-      start = t;
-    else if (t - start > CIP_HT_WATCHDOG_NS)
-      __trap ();
-#endif
+/* One thread, before the __syncthreads that starts the first strip. */
+__device__ __forceinline__ void
+ring_init (Ring &r)
+{
+#if CIP_HT_MBARRIER
+  for (int k = 0; k < kNR; k++) {
+    asm volatile ("mbarrier.init.shared.b64 [%0], %1;"
+        : : "r" (smem (&r.full[k])), "r" (32) : "memory");
+    asm volatile ("mbarrier.init.shared.b64 [%0], %1;"
+        : : "r" (smem (&r.empty[k])), "r" (32) : "memory");
   }
-};
+#else
+  r.filled = r.freed = 0;
+#endif
+}
+
+/* Consumer: until chunk i's slot is written. */
+__device__ __forceinline__ void
+ring_wait_full (Ring &r, int i, unsigned long long limit)
+{
+#if CIP_HT_MBARRIER
+  mbar_wait (&r.full[slot_of (i)], (unsigned) (i / kNR) & 1u, limit);
+#else
+  Watchdog wd;
+  while (vload (&r.filled) <= i)
+    wd.poll (limit);
+  __threadfence_block ();
+#endif
+}
+
+/* Producer: chunk i's slot is written. */
+__device__ __forceinline__ void
+ring_fill (Ring &r, int i)
+{
+#if CIP_HT_MBARRIER
+  mbar_arrive (&r.full[slot_of (i)]);
+#else
+  warp_signal (&r.filled, i + 1);
+#endif
+}
+
+/* Producer: until chunk i's slot is free (chunk i - kNR read). */
+__device__ __forceinline__ void
+ring_wait_empty (Ring &r, int i, unsigned long long limit)
+{
+  if (i < kNR)
+    return;
+#if CIP_HT_MBARRIER
+  mbar_wait (&r.empty[slot_of (i)], (unsigned) (i / kNR - 1) & 1u, limit);
+#else
+  Watchdog wd;
+  while (vload (&r.freed) < i - kNR + 1)
+    wd.poll (limit);
+  __threadfence_block ();
+#endif
+}
+
+/* Consumer: chunk i's slot is read. */
+__device__ __forceinline__ void
+ring_free (Ring &r, int i)
+{
+#if CIP_HT_MBARRIER
+  mbar_arrive (&r.empty[slot_of (i)]);
+#else
+  warp_signal (&r.freed, i + 1);
+#endif
+}
 
 /* ------------------------------------------------------ skss: compute warp */
 
@@ -197,9 +366,7 @@ struct Shared {
   E up[kNR][2 * kC];           /* [0][j] row -2, [1][j] row -1 of chunk */
   E down[kNR][2 * kC];         /* [0][j] row 62, [1][j] row 63 */
   E zero[2 * kC];              /* the "strip above" of strip 0 */
-  E junk[2 * kC];              /* where the lanes other than 31 store */
-  int up_avail, up_consumed;   /* chunks filled by the mover / used */
-  int down_done, down_sent;    /* chunks filled by compute / sent */
+  Ring up_ring, down_ring;     /* up mover -> compute, compute -> down mover */
   int ticket, last;
 };
 
@@ -261,10 +428,11 @@ put_sample (uint32_t (&w)[N], int j, int o, const Ctx &c)
 /* Steps T .. T+kC-1 of the lane's rows. in/hi: the chunk's input and history
  * bytes per row (column x0 + 4g + b in byte b of word g, x0 = T - kS i);
  * out: the outputs, same layout. up: the up ring slot (zeros for strip 0),
- * read by every lane, used by lane 0; down: where the lane stores its last
- * two rows' errors (the down ring slot for lane 31, a junk slot for the
- * others): no branches in the step. MASK: some pixel of the chunk is outside
- * the plane (its error is 0, its output unused). */
+ * read by every lane, used by lane 0; down: the down ring slot, where lane
+ * 31 stores its last two rows' errors (null for the other lanes and without
+ * a strip below: a predicated store, no branch in the step, and no lane
+ * writes what another writes). MASK: some pixel of the chunk is outside the
+ * plane (its error is 0, its output unused). */
 template <HalftoneKernel KK, int B, bool BIN, bool TEMP, bool MASK>
 __device__ __forceinline__ void
 compute_chunk (State<KK> &st, const uint32_t (&in)[kRpl][kWB<B>],
@@ -385,8 +553,10 @@ compute_chunk (State<KK> &st, const uint32_t (&in)[kRpl][kWB<B>],
       st.l2[r] = st.l1[r];
       st.l1[r] = e[r];
     }
-    down[j] = (typename Smp<B>::E) e[kRpl - 2];
-    down[kC + j] = (typename Smp<B>::E) e[kRpl - 1];
+    if (down) {
+      down[j] = (typename Smp<B>::E) e[kRpl - 2];
+      down[kC + j] = (typename Smp<B>::E) e[kRpl - 1];
+    }
   }
 }
 
@@ -527,7 +697,7 @@ strip_chunks (int width, int nrows)
 template <HalftoneKernel KK, int B, bool BIN, bool TEMP>
 __device__ void
 compute_strip (const Params &p, const PlaneP &pp, int s,
-    Shared<typename Smp<B>::E> &sm)
+    Shared<typename Smp<B>::E> &sm, int up_i, int down_i)
 {
   using E = typename Smp<B>::E;
   constexpr int kWb = kWB<B>;
@@ -581,20 +751,14 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
 
     const E *up = sm.zero;
     if (has_up) {
-      Watchdog wd;
-      while (vload (&sm.up_avail) <= n)
-        wd.poll ();
-      __threadfence_block ();
-      up = sm.up[n % kNR];
+      ring_wait_full (sm.up_ring, up_i + n, p.watchdog_ns);
+      up = sm.up[slot_of (up_i + n)];
     }
-    E *down = sm.junk;
+    E *down = nullptr;
     if (has_down) {
-      Watchdog wd;
-      while (vload (&sm.down_sent) < n - kNR + 1)
-        wd.poll ();
-      __threadfence_block ();
+      ring_wait_empty (sm.down_ring, down_i + n, p.watchdog_ns);
       if (c.lane == 31)
-        down = sm.down[n % kNR];
+        down = sm.down[slot_of (down_i + n)];
     }
     const bool interior = c.nrows == kRows && T - kS * (kRows - 1) >= 0 &&
         T + kC <= pp.width;
@@ -602,13 +766,10 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
       compute_chunk<KK, B, BIN, TEMP, false> (st, inb, hib, ob, up, down, T, c);
     else
       compute_chunk<KK, B, BIN, TEMP, true> (st, inb, hib, ob, up, down, T, c);
-    __syncwarp ();
-    if (has_up && c.lane == 0)
-      vstore (&sm.up_consumed, n + 1);
-    if (has_down && c.lane == 31) {
-      __threadfence_block ();
-      vstore (&sm.down_done, n + 1);
-    }
+    if (has_up)
+      ring_free (sm.up_ring, up_i + n);
+    if (has_down)
+      ring_fill (sm.down_ring, down_i + n);
     store_chunk<B> (pp.dst, pp.dst_pitch, pp.dst_step, pp.dst_vec, pp.width,
         y0, T, c, ob);
     if (pp.hist)
@@ -636,7 +797,7 @@ prefetch_l2 (const void *p)
 template <int B>
 __device__ void
 mover_strip (const Params &p, const PlaneP &pp, int s,
-    Shared<typename Smp<B>::E> &sm, bool up_role)
+    Shared<typename Smp<B>::E> &sm, bool up_role, int ring_i)
 {
   using E = typename Smp<B>::E;
   const int lane = threadIdx.x & 31;
@@ -667,79 +828,64 @@ mover_strip (const Params &p, const PlaneP &pp, int s,
   E *db = has_down ? bnd + (size_t) s * 2 * pp.bw : nullptr;
   /* one warp takes the strip above's rows in, another sends this strip's
    * out: a middle strip does both at once, and one warp doing both, with a
-   * global fence per chunk sent, fell behind the compute warp */
-  const int up_total = has_up && up_role ? nch : 0;
-  const int down_total = has_down && !up_role ? nch : 0;
-  int m = 0, n = 0;
-  int published = 0;
-  Watchdog wd;
-  while (m < up_total || n < down_total) {
-    bool did = false;
-    if (m < up_total) {
-      /* chunk m of the strip above's last rows, once final and once the
-       * compute warp has freed its slot */
+   * global fence per chunk sent, fell behind the compute warp. Each waits
+   * only on the compute warp's ring and, the up mover, on the strip above. */
+  if (up_role && has_up) {
+    for (int m = 0; m < nch; m++) {
+      /* chunk m of the strip above's last rows, once the compute warp has
+       * freed its slot and once final */
       const int T = -kC + m * kC;
-      int ok = 0;
-      if (lane == 0 && m - vload (&sm.up_consumed) < kNR) {
+      ring_wait_empty (sm.up_ring, ring_i + m, p.watchdog_ns);
+      if (lane == 0) {
         const int need = min (T + kC + kS, W);
-        ok = need <= 0 || (int) ld_acquire_gpu (up_word) >= need;
+        Watchdog wd;
+        while (need > 0 && (int) ld_acquire_gpu (up_word) < need) {
+          __nanosleep (32);
+          wd.poll (p.watchdog_ns);
+        }
       }
-      ok = __shfl_sync (kFull, ok, 0);
-      if (ok) {
-        __syncwarp ();
-        E *slot = sm.up[m % kNR];
+      __syncwarp ();
+      E *slot = sm.up[slot_of (ring_i + m)];
 #pragma unroll
-        for (int row = 0; row < 2; row++) {
-          const int idx = T + lane + kHtPad;
-          const int col = T + lane + (row == 0 ? 2 * kS : kS);
-          E v = 0;
-          if (col >= 0 && col < W)
-            v = __ldcg (ub + (size_t) row * pp.bw + idx);
-          slot[row * kC + lane] = v;
-        }
-        __syncwarp ();
-        if (lane == 0) {
-          __threadfence_block ();
-          vstore (&sm.up_avail, m + 1);
-        }
-        m++;
-        did = true;
+      for (int row = 0; row < 2; row++) {
+        const int idx = T + lane + kHtPad;
+        const int col = T + lane + (row == 0 ? 2 * kS : kS);
+        E v = 0;
+        if (col >= 0 && col < W)
+          v = __ldcg (ub + (size_t) row * pp.bw + idx);
+        slot[row * kC + lane] = v;
       }
+      ring_fill (sm.up_ring, ring_i + m);
     }
-    if (n < down_total) {
-      int ok = 0;
-      if (lane == 0)
-        ok = vload (&sm.down_done) > n;
-      ok = __shfl_sync (kFull, ok, 0);
-      if (ok) {
-        __syncwarp ();
-        __threadfence_block ();
-        const int T = -kC + n * kC;
-        const E *slot = sm.down[n % kNR];
-        const int idx = T - kS * kRows + kHtPad + lane;
-        if (idx >= 0 && idx < pp.bw) {
-          __stcg (db + idx, slot[lane]);
-          __stcg (db + pp.bw + idx, slot[kC + lane]);
-        }
-        __syncwarp ();
-        if (lane == 0) {
-          const int cnt = max (0, min (T + kC - kS * (kRows - 1), W));
-          if (cnt > published) {
-            __threadfence ();
-            st_release_gpu (my_word, (uint32_t) cnt);
-            published = cnt;
-          }
-          vstore (&sm.down_sent, n + 1);
-        }
-        n++;
-        did = true;
+  } else if (!up_role && has_down) {
+    int published = 0;
+    for (int n = 0; n < nch; n++) {
+      ring_wait_full (sm.down_ring, ring_i + n, p.watchdog_ns);
+      const int T = -kC + n * kC;
+      const E *slot = sm.down[slot_of (ring_i + n)];
+      const int idx = T - kS * kRows + kHtPad + lane;
+      const bool in = idx >= 0 && idx < pp.bw;
+      E v0 = 0, v1 = 0;
+      if (in) {
+        v0 = slot[lane];
+        v1 = slot[kC + lane];
       }
-    }
-    if (!did) {
-      __nanosleep (32);
-      wd.poll ();
-    } else {
-      wd = Watchdog ();
+      /* the slot is read: the compute warp may refill it while this warp
+       * stores and publishes */
+      ring_free (sm.down_ring, ring_i + n);
+      if (in) {
+        __stcg (db + idx, v0);
+        __stcg (db + pp.bw + idx, v1);
+      }
+      __syncwarp ();
+      if (lane == 0) {
+        const int cnt = max (0, min (T + kC - kS * (kRows - 1), W));
+        if (cnt > published) {
+          __threadfence ();
+          st_release_gpu (my_word, (uint32_t) cnt);
+          published = cnt;
+        }
+      }
     }
   }
 }
@@ -752,12 +898,15 @@ ht_skss (const Params p)
   const int warp = threadIdx.x >> 5;
   for (int i = threadIdx.x; i < 2 * kC; i += blockDim.x)
     sm.zero[i] = 0;
+  if (threadIdx.x == 0) {
+    ring_init (sm.up_ring);
+    ring_init (sm.down_ring);
+  }
+  /* chunks through each ring in the strips before (every thread counts) */
+  int up_i = 0, down_i = 0;
   for (;;) {
-    if (threadIdx.x == 0) {
+    if (threadIdx.x == 0)
       sm.ticket = (int) atomicAdd (p.ctl, 1u);
-      sm.up_avail = sm.up_consumed = 0;
-      sm.down_done = sm.down_sent = 0;
-    }
     __syncthreads ();
     const int t = sm.ticket;
     if (t >= p.sched.total)
@@ -766,9 +915,12 @@ ht_skss (const Params p)
     ht_ticket (p.sched, t, &plane, &strip);
     const PlaneP pp = plane_of (p, plane);
     if (warp == 0)
-      compute_strip<KK, B, BIN, TEMP> (p, pp, strip, sm);
+      compute_strip<KK, B, BIN, TEMP> (p, pp, strip, sm, up_i, down_i);
     else
-      mover_strip<B> (p, pp, strip, sm, warp == 1);
+      mover_strip<B> (p, pp, strip, sm, warp == 1, warp == 1 ? up_i : down_i);
+    const int nch = strip_chunks (pp.width, min (kRows, pp.height - strip * kRows));
+    up_i += strip > 0 ? nch : 0;
+    down_i += strip + 1 < pp.strips ? nch : 0;
     __syncthreads ();
   }
   /* the last worker out leaves the control words at zero for the next call */
@@ -933,6 +1085,22 @@ ht_ordered_kernel (const Params p)
 }
 
 /* ---------------------------------------------------------------- host side */
+
+/* The skss watchdog's bound: CIP_HT_WATCHDOG_S seconds (0: off), read once,
+ * else CIP_HT_WATCHDOG_NS. */
+unsigned long long
+ht_watchdog_ns ()
+{
+  static const unsigned long long ns = [] {
+    const char *e = getenv ("CIP_HT_WATCHDOG_S");
+    char *end = nullptr;
+    const double s = e ? strtod (e, &end) : -1.0;
+    if (!e || end == e || !(s >= 0.0))
+      return (unsigned long long) CIP_HT_WATCHDOG_NS;
+    return (unsigned long long) std::min (s * 1e9, 1e18);
+  }();
+  return ns;
+}
 
 bool
 aligned4 (const void *ptr, size_t pitch, int height)
@@ -1224,6 +1392,7 @@ halftone_planes (const HalftonePlane *planes, int n_planes,
     return Status::ok;
   p.levels = opt.levels;
   p.lmagic = ht_level_magic (opt.levels);
+  p.watchdog_ns = ht_watchdog_ns ();
   p.band = ht_reads_history (opt) ?
       halftone_hysteresis (opt.levels, opt.temporal_stability,
           depth) : 0;
