@@ -678,6 +678,13 @@ cip_gpu_map_aux (GstCudaImgprocFilter * self, CipAuxSlot * s,
 {
   if (s->cuda) {
     GstMemory *mem = gst_buffer_peek_memory (p->buffer, 0);
+    /* 1.24+'s CUDA pool pads a buffer to its pitch: a one-row table (the
+     * LUTs, 256 bytes) came as 512 bytes, the rest never written. It ends
+     * where its bytes end, as in system memory (the pool restores the size
+     * on release); tables of several rows stay stride x rows, as their
+     * metas document */
+    if (s->rows == 1 && gst_buffer_get_size (p->buffer) > s->row_bytes)
+      gst_buffer_set_size (p->buffer, (gssize) s->row_bytes);
     if (!gst_memory_map (mem, &p->map,
             (GstMapFlags) (GST_MAP_WRITE | GST_MAP_CUDA))) {
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED,

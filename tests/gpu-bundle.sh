@@ -11,9 +11,11 @@ use_bundle () {
   # timeoverlay (element tests) needs a font: the bundle's fonts/ (staged
   # by tests/stage-gpu.sh and tests/stage-gpu-126.sh), the machine has none
   if [ -d "$1/fonts" ] && [ -z "${FONTCONFIG_FILE:-}" ]; then
-    printf '<?xml version="1.0"?><fontconfig><dir>%s</dir><cachedir>/tmp/cip-fc</cachedir></fontconfig>\n' \
-      "$(cd "$1/fonts" && pwd)" > /tmp/cip-fonts.conf
-    export FONTCONFIG_FILE=/tmp/cip-fonts.conf
+    # per bundle: two fontconfig versions must not share a cache
+    local tag; tag=$(basename "$1")
+    printf '<?xml version="1.0"?><fontconfig><dir>%s</dir><cachedir>/tmp/cip-fc-%s</cachedir></fontconfig>\n' \
+      "$(cd "$1/fonts" && pwd)" "$tag" > "/tmp/cip-fonts-$tag.conf"
+    export FONTCONFIG_FILE="/tmp/cip-fonts-$tag.conf"
   fi
   if [ -x "$1/run.sh" ]; then
     runner=("$1/run.sh")

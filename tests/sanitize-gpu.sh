@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # compute-sanitizer over every kernel and element test on the GPU machine:
-# memcheck, racecheck, synccheck and initcheck, the four tools side by side
-# (one process each at a time), every test in its small-size mode
+# memcheck, racecheck, synccheck and initcheck, CIP_SANITIZE_JOBS runs at
+# once (default: as many as tools), every test in its small-size mode
 # (CIP_TEST_SMALL=1: large frames skipped, fewer repeats) so that racecheck
 # finishes. Kernel tests run their GPU case only (their CPU case touches no
 # device). Logs to $OUT/sanitize-<tool>-<test>.log; a tool error, a failed
@@ -39,38 +39,39 @@ export CIP_HT_WATCHDOG_S=${CIP_HT_WATCHDOG_S:-300}
 # one registry scan before the tools start in parallel
 gst-inspect-1.0 cudaintegral > /dev/null 2>&1 || true
 
-run_tool () {
-  local tool=$1 fail=0 t
-  for t in "${names[@]}"; do
-    local log="$out/sanitize-$tool-$t.log" start=$SECONDS case=""
-    case $t in test_integral|test_histogram|test_boxfilter|test_equalize|test_halftone) case=gpu ;; esac
-    # racecheck and synccheck track mbarriers (halftone's skss: 16 a block)
-    # in a table sized from what the compiler reports, which can undercount;
-    # an overflow gives wrong results or a bogus launch failure
-    local extra=()
-    case $tool in racecheck|synccheck) extra=(--num-cuda-barriers 64) ;; esac
-    CK_RUN_CASE=$case timeout "${CIP_SANITIZE_TIMEOUT:-420}" "$cs" --tool "$tool" \
-      --error-exitcode 99 --target-processes all --print-limit 20 \
-      ${extra[@]+"${extra[@]}"} "$build/tests/$t" 2>&1 |
-      while IFS= read -r l; do echo "$((SECONDS - start)) $l"; done > "$log"
-    local rc=${PIPESTATUS[0]} summary last
-    summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -n 1)
-    last=$(grep -E "^[0-9]+ (not )?ok [0-9]+ - " "$log" | tail -n 1 | cut -c1-160)
-    if [ "$rc" -eq 0 ]; then r=PASS; else r="FAIL ($rc)"; fail=1; fi
-    [ "$rc" -eq 124 ] && r="FAIL (timeout)"
-    echo "$tool $t: $r in $((SECONDS - start)) s: ${summary:-no summary}"
-    [ "$rc" -eq 0 ] || echo "  last test ended: ${last:-none}"
-  done
-  return $fail
+# one tool over one test; prints its summary line, fails on any error
+run_one () {
+  local tool=$1 t=$2
+  local log="$out/sanitize-$tool-$t.log" start=$SECONDS case=""
+  case $t in test_integral|test_histogram|test_boxfilter|test_equalize|test_halftone) case=gpu ;; esac
+  # racecheck and synccheck track mbarriers (halftone's skss: 16 a block)
+  # in a table sized from what the compiler reports, which can undercount;
+  # an overflow gives wrong results or a bogus launch failure
+  local extra=()
+  case $tool in racecheck|synccheck) extra=(--num-cuda-barriers 64) ;; esac
+  CK_RUN_CASE=$case timeout "${CIP_SANITIZE_TIMEOUT:-420}" "$cs" --tool "$tool" \
+    --error-exitcode 99 --target-processes all --print-limit 20 \
+    ${extra[@]+"${extra[@]}"} "$build/tests/$t" 2>&1 |
+    while IFS= read -r l; do echo "$((SECONDS - start)) $l"; done > "$log"
+  local rc=${PIPESTATUS[0]} summary last r
+  summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -n 1)
+  last=$(grep -E "^[0-9]+ (not )?ok [0-9]+ - " "$log" | tail -n 1 | cut -c1-160)
+  if [ "$rc" -eq 0 ]; then r=PASS; else r="FAIL ($rc)"; fi
+  [ "$rc" -eq 124 ] && r="FAIL (timeout)"
+  [ "$rc" -eq 0 ] && last="" || last=" (last test ended: ${last:-none})"
+  echo "$tool $t: $r in $((SECONDS - start)) s: ${summary:-no summary}$last"
+  return $(( rc != 0 ))
 }
+export -f run_one
+export out cs build
 
-pids=()
+# every (tool, test) pair, CIP_SANITIZE_JOBS of them at once (default: one
+# per tool, each tool's tests in turn)
+jobs=${CIP_SANITIZE_JOBS:-${#tools[@]}}
 for tool in "${tools[@]}"; do
-  run_tool "$tool" > "$out/sanitize-$tool.summary" 2>&1 &
-  pids+=($!)
-done
-fail=0
-for p in "${pids[@]}"; do wait "$p" || fail=1; done
-for tool in "${tools[@]}"; do cat "$out/sanitize-$tool.summary"; done
+  for t in "${names[@]}"; do echo "$tool $t"; done
+done | sort -k2,2 -s | xargs -P "$jobs" -L 1 bash -c 'run_one "$0" "$1"' > "$out/sanitize.summary" 2>&1
+fail=$?
+sort "$out/sanitize.summary"
 [ "$fail" -eq 0 ] && echo "sanitize: all clean" || echo "sanitize: FAILURES (logs in $out)"
 exit $fail
