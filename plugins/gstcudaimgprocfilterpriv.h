@@ -23,7 +23,8 @@ struct CipAuxPending {
   GstBuffer *buffer = nullptr;
   GstMapInfo map = GST_MAP_INFO_INIT;
   void *download_from = nullptr;        /* device scratch to copy into map.data */
-  gsize bytes = 0;
+  gsize row_bytes = 0, pitch = 0;       /* the table's rows in both */
+  guint rows = 0;
 };
 
 /* A named state buffer (see gst_cuda_imgproc_filter_state()). */

@@ -701,7 +701,9 @@ cip_gpu_map_aux (GstCudaImgprocFilter * self, CipAuxSlot * s,
     return FALSE;
   aux->data = (guint8 *) s->dev;
   p->download_from = s->dev;
-  p->bytes = s->bytes;
+  p->row_bytes = s->row_bytes;
+  p->pitch = s->pitch;
+  p->rows = s->rows;
   return TRUE;
 }
 
@@ -970,19 +972,14 @@ download (GstCudaImgprocFilter * self)
   return TRUE;
 }
 
-/* Queues the download of a table of `bytes` bytes (as rows of 4 KiB and a
- * remainder, so that it can be staged in chunks). */
+/* Queues the download of a table's rows: their bytes only, not the padding
+ * up to the pitch, which no kernel writes (compute-sanitizer's initcheck
+ * flagged copies of it). */
 static void
-queue_table_download (CipGpu * g, guint8 * host, void *dev, gsize bytes)
+queue_table_download (CipGpu * g, const CipAuxPending & p)
 {
-  const gsize w = 4096;
-  Transfer & a = g->downloads[g->n_downloads++];
-  a = Transfer { host, w, dev, w, w, (guint) (bytes / w) };
-  if (bytes % w) {
-    Transfer & b = g->downloads[g->n_downloads++];
-    b = Transfer { host + bytes / w * w, w, (guint8 *) dev + bytes / w * w,
-      w, bytes % w, 1 };
-  }
+  g->downloads[g->n_downloads++] = Transfer { p.map.data, p.pitch,
+    p.download_from, p.pitch, p.row_bytes, p.rows };
 }
 
 /* FALSE (after an error) when CUDA memory `mem` cannot be used here. */
@@ -1109,7 +1106,7 @@ cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
       continue;
     }
     host_results = true;
-    queue_table_download (g, p.map.data, p.download_from, p.bytes);
+    queue_table_download (g, p);
   }
   if (ret == GST_FLOW_OK && g->n_downloads && !download (self))
     ret = GST_FLOW_ERROR;

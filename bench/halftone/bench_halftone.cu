@@ -34,6 +34,14 @@
 #include "cip/halftone.h"
 #include "detail/halftone_internal.h"
 
+#ifdef CIP_HT_TRACE
+namespace cip {
+namespace detail {
+cudaError_t ht_trace_take (unsigned long long *host, size_t bytes);
+}
+}
+#endif
+
 namespace {
 
 /* Sample layout of a case's planes: 8-bit, or 16-bit words. */
@@ -325,6 +333,102 @@ bench_case (Context &cx, Case &c, bool profile, bool probe)
   emit (cx, c, "ordered", t.median_ms, 0);
 }
 
+#ifdef CIP_HT_TRACE
+/* --trace (bench/halftone/build-trace.sh): one skss run of each case with
+ * the kernel's stamps (halftone.cu, CIP_HT_TRACE), summarized per strip:
+ * when each strip's compute warp starts (and the gap to the strip above),
+ * what its first chunks cost and how long it waited for the strip above
+ * in them, the interior chunk cost, and the hand-off latency from the strip
+ * above publishing a chunk to this strip's up mover seeing it. */
+constexpr int kS_ = 64, kK_ = 5, kN_ = 32;
+void
+trace_case (Context &cx, Case &c)
+{
+  std::vector<cip::HalftonePlane> dp;
+  for (const Plane &p : c.planes)
+    dp.push_back (dev_plane (p, c.stability > 0));
+  cx.ws.ensure (cip::halftone_workspace_bytes (dp.data (), (int) dp.size ()),
+      cip::halftone_workspace_init, cx.stream);
+  const cip::HalftoneOptions o = options_of (c);
+  static unsigned long long tr[kS_][kK_][kN_];
+  for (int k = 0; k < 6; k++) {
+    if (cip::halftone (dp.data (), (int) dp.size (), o, cx.ws.p, cx.ws.n, cx.stream,
+            cip::HalftoneAlgorithm::skss) != cip::Status::ok)
+      exit (2);
+    BENCH_CHECK (cudaStreamSynchronize (cx.stream));
+    BENCH_CHECK (cip::detail::ht_trace_take (&tr[0][0][0], sizeof (tr)));
+  }
+  const int strips = std::min (kS_, (c.planes[0].h + 63) / 64);
+  unsigned long long t0 = ~0ull, tend = 0;
+  for (int s = 0; s < strips; s++) {
+    t0 = std::min (t0, tr[s][4][0]);
+    tend = std::max (tend, tr[s][4][1]);
+  }
+  auto us = [] (unsigned long long a, unsigned long long b) {
+    return (double) ((long long) a - (long long) b) / 1000.0;
+  };
+  printf ("trace %s: %d strips, %.1f us from the first claim to the last end\n",
+      c.name.c_str (), strips, us (tend, t0));
+  printf ("%5s %8s %8s %8s %9s %9s %9s %9s %8s %8s\n", "strip", "claim", "go0", "gap",
+      "c0-8 us", "w0-8 us", "c9-23 us", "w9-23 us", "int us", "hand us");
+  std::vector<double> gaps, c08, w08, c923, w923, hands, ints;
+  for (int s = 0; s < strips; s++) {
+    double cc = 0, ww = 0, cc2 = 0, ww2 = 0;
+    for (int n = 0; n < 24; n++) {
+      const double w = us (tr[s][1][n], tr[s][0][n]);
+      const double k = us (tr[s][0][n + 1], tr[s][1][n]);
+      (n <= 8 ? ww : ww2) += w;
+      (n <= 8 ? cc : cc2) += k;
+    }
+    const double in = tr[s][4][3] && tr[s][4][2] ? us (tr[s][4][3], tr[s][4][2]) / 32 : 0;
+    std::vector<double> h;
+    for (int m = 0; s > 0 && m < kN_; m++) {
+      if (!tr[s][2][m])
+        continue;
+      unsigned long long best = 0;
+      for (int k = 0; k < kN_; k++)
+        if (tr[s - 1][3][k] && tr[s - 1][3][k] <= tr[s][2][m])
+          best = std::max (best, tr[s - 1][3][k]);
+      if (best)
+        h.push_back (us (tr[s][2][m], best));
+    }
+    std::sort (h.begin (), h.end ());
+    const double hand = h.empty () ? 0 : h[h.size () / 2];
+    const double gap = s ? us (tr[s][1][0], tr[s - 1][1][0]) : 0;
+    if (s) {
+      gaps.push_back (gap);
+      hands.push_back (hand);
+      w08.push_back (ww);
+    }
+    c08.push_back (cc / 9);
+    c923.push_back (cc2 / 15);
+    w923.push_back (ww2);
+    if (in > 0)
+      ints.push_back (in);
+    if (s < 12 || s == strips - 1)
+      printf ("%5d %8.1f %8.1f %8.1f %9.2f %9.1f %9.2f %9.1f %8.2f %8.2f\n", s,
+          us (tr[s][4][0], t0), us (tr[s][1][0], t0), gap, cc / 9, ww, cc2 / 15, ww2,
+          in, hand);
+  }
+  auto med = [] (std::vector<double> v) {
+    if (v.empty ())
+      return 0.0;
+    std::sort (v.begin (), v.end ());
+    return v[v.size () / 2];
+  };
+  printf ("medians: gap %.2f us, chunk 0-8 %.2f us (waits %.1f us in all), chunk 9-23 "
+      "%.2f us (waits %.1f), interior chunk %.2f us, hand-off %.2f us\n", med (gaps),
+      med (c08), med (w08), med (c923), med (w923), med (ints), med (hands));
+  using bench::kv;
+  if (cx.json)
+    cx.json->write (kv ("bench", std::string ("halftone_trace")) + ", " +
+        kv ("case", c.name) + ", " + kv ("device", cx.device) + ", " +
+        kv ("total_us", us (tend, t0)) + ", " + kv ("gap_us", med (gaps)) + ", " +
+        kv ("chunk_edge_us", med (c08)) + ", " + kv ("chunk_us", med (ints)) + ", " +
+        kv ("handoff_us", med (hands)));
+}
+#endif
+
 }  // namespace
 
 int
@@ -332,8 +436,10 @@ main (int argc, char **argv)
 {
   Context cx;
   cx.args = bench::parse_args (argc, argv);
-  bool profile = false, probe = false;
+  bool profile = false, probe = false, trace = false;
   for (int i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], "--trace"))
+      trace = true;
     if (!strcmp (argv[i], "--profile"))
       profile = true;
     if (!strcmp (argv[i], "--probe"))
@@ -393,6 +499,15 @@ main (int argc, char **argv)
         p016);
   }
   for (Case &c : cases) {
+#ifdef CIP_HT_TRACE
+    if (trace) {
+      trace_case (cx, c);
+      for (Plane &p : c.planes)
+        free_plane (p);
+      continue;
+    }
+#endif
+    (void) trace;
     bench_case (cx, c, profile, probe);
     for (Plane &p : c.planes)
       free_plane (p);

@@ -185,6 +185,29 @@ struct Watchdog {
   }
 };
 
+/* CIP_HT_TRACE (a diagnostic build, bench/halftone/build-trace.sh): lane 0
+ * of each warp stamps %globaltimer at the hand-offs of the first
+ * kHtTrChunks chunks of the first kHtTrStrips strips (strip index over all
+ * planes): where a strip's time goes, and how long a hand-off between
+ * strips takes. Compiled out otherwise. */
+#ifdef CIP_HT_TRACE
+constexpr int kHtTrStrips = 64, kHtTrChunks = 32;
+enum { kTrWait, kTrGo, kTrSeen, kTrPub, kTrMisc, kTrKinds };
+__device__ unsigned long long g_ht_trace[kHtTrStrips][kTrKinds][kHtTrChunks];
+__device__ __forceinline__ void
+ht_trace (int s, int kind, int n)
+{
+  if (s < kHtTrStrips && n >= 0 && n < kHtTrChunks && (threadIdx.x & 31) == 0) {
+    unsigned long long t;
+    asm volatile ("mov.u64 %0, %%globaltimer;" : "=l" (t));
+    g_ht_trace[s][kind][n] = t;
+  }
+}
+#define HT_TRACE(s, kind, n) ht_trace ((s), (kind), (n))
+#else
+#define HT_TRACE(s, kind, n) do { } while (0)
+#endif
+
 /* ------------------------------------------- skss: the warps' handshakes */
 
 /* A ring's handshake between the warp that fills its slots (producer) and
@@ -750,6 +773,9 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
           T + kC, c, hin, false);
 
     const E *up = sm.zero;
+    HT_TRACE (pp.first_strip + s, kTrWait, n);
+    if (n == 64 || n == 96)
+      HT_TRACE (pp.first_strip + s, kTrMisc, n == 64 ? 2 : 3);
     if (has_up) {
       ring_wait_full (sm.up_ring, up_i + n, p.watchdog_ns);
       up = sm.up[slot_of (up_i + n)];
@@ -760,6 +786,7 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
       if (c.lane == 31)
         down = sm.down[slot_of (down_i + n)];
     }
+    HT_TRACE (pp.first_strip + s, kTrGo, n);
     const bool interior = c.nrows == kRows && T - kS * (kRows - 1) >= 0 &&
         T + kC <= pp.width;
     if (interior)
@@ -845,6 +872,7 @@ mover_strip (const Params &p, const PlaneP &pp, int s,
         }
       }
       __syncwarp ();
+      HT_TRACE (pp.first_strip + s, kTrSeen, m);
       E *slot = sm.up[slot_of (ring_i + m)];
 #pragma unroll
       for (int row = 0; row < 2; row++) {
@@ -884,6 +912,7 @@ mover_strip (const Params &p, const PlaneP &pp, int s,
           __threadfence ();
           st_release_gpu (my_word, (uint32_t) cnt);
           published = cnt;
+          HT_TRACE (pp.first_strip + s, kTrPub, n);
         }
       }
     }
@@ -914,11 +943,15 @@ ht_skss (const Params p)
     int plane, strip;
     ht_ticket (p.sched, t, &plane, &strip);
     const PlaneP pp = plane_of (p, plane);
+    if (threadIdx.x == 0)
+      HT_TRACE (pp.first_strip + strip, kTrMisc, 0);
     if (warp == 0)
       compute_strip<KK, B, BIN, TEMP> (p, pp, strip, sm, up_i, down_i);
     else
       mover_strip<B> (p, pp, strip, sm, warp == 1, warp == 1 ? up_i : down_i);
     const int nch = strip_chunks (pp.width, min (kRows, pp.height - strip * kRows));
+    if (threadIdx.x == 0)
+      HT_TRACE (pp.first_strip + strip, kTrMisc, 1);
     up_i += strip > 0 ? nch : 0;
     down_i += strip + 1 < pp.strips ? nch : 0;
     __syncthreads ();
@@ -1446,3 +1479,24 @@ halftone_planes (const HalftonePlane *planes, int n_planes,
 }  // namespace
 
 }  // namespace cip
+
+#ifdef CIP_HT_TRACE
+namespace cip {
+namespace detail {
+
+/* Copies the trace stamps out ([strip][kind][chunk], kind: wait, go, seen,
+ * published, misc = claim, end, chunk 64, chunk 96) and zeroes them. */
+cudaError_t
+ht_trace_take (unsigned long long *host, size_t bytes)
+{
+  cudaError_t e = cudaMemcpyFromSymbol (host, g_ht_trace,
+      std::min (bytes, sizeof (g_ht_trace)));
+  static unsigned long long zero[kHtTrStrips][kTrKinds][kHtTrChunks];
+  if (e == cudaSuccess)
+    e = cudaMemcpyToSymbol (g_ht_trace, zero, sizeof (zero));
+  return e;
+}
+
+}  // namespace detail
+}  // namespace cip
+#endif

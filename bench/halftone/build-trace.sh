@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds bench_halftone with the skss kernel's trace stamps (CIP_HT_TRACE in
+# kernels/src/halftone.cu): `OUT/bench_halftone_trace --trace [--quick]`
+# prints, per strip, when its compute warp starts, what its first chunks
+# cost, how long it waits for the strip above and the hand-off latency.
+# A diagnostic build, never the library's. Usage: build-trace.sh OUTDIR [arch]
+set -euo pipefail
+out=${1:?usage: build-trace.sh OUTDIR [arch]}; arch=${2:-sm_90}
+here=$(cd "$(dirname "$0")/.." && pwd); top=$(dirname "$here")
+nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+mkdir -p "$out"
+"$nvcc" -O3 -std=c++17 -arch="$arch" --expt-relaxed-constexpr -lineinfo \
+  -I"$top/kernels/include" -I"$top/kernels" -I"$here/common" -DHAVE_CUDA=1 \
+  -DCIP_HT_TRACE=1 -o "$out/bench_halftone_trace" "$here/halftone/bench_halftone.cu" \
+  "$here/common/bench.cu" "$top"/kernels/src/*.cu "$top"/kernels/host/*.cpp \
+  "$top"/kernels/ref/*.cpp
