@@ -285,15 +285,21 @@ bench_case (Context &cx, Case &c, bool profile, bool probe)
   }
   const double cpu_ms = make_reference (c, o);
   const cip::detail::HtFootprint f = cip::detail::ht_footprint (c.kernel);
-  struct V { cip::HalftoneAlgorithm a; int shear; int runs; };
-  const V variants[] = { { cip::HalftoneAlgorithm::skss, cip::detail::kHtShift, cx.runs },
-    { cip::HalftoneAlgorithm::single_block, f.min_shift, std::min (cx.runs, 20) },
-    { cip::HalftoneAlgorithm::wavefront, f.min_shift, std::min (cx.runs, 5) } };
+  /* skss_packed: skss with the packed hand-off between strips
+   * (halftone_debug_packed_handoff) */
+  struct V { cip::HalftoneAlgorithm a; int shear; int runs; bool packed; };
+  const V variants[] = { { cip::HalftoneAlgorithm::skss, cip::detail::kHtShift, cx.runs, false },
+    { cip::HalftoneAlgorithm::skss, cip::detail::kHtShift, cx.runs, true },
+    { cip::HalftoneAlgorithm::single_block, f.min_shift, std::min (cx.runs, 20), false },
+    { cip::HalftoneAlgorithm::wavefront, f.min_shift, std::min (cx.runs, 5), false } };
   for (const V &v : variants) {
     /* the comparison variants take 8-bit planes only */
     if ((probe || c.planes[0].l.bytes != 1) && v.a != cip::HalftoneAlgorithm::skss)
       continue;
-    const std::string what = c.name + " " + cip::halftone_algorithm_name (v.a);
+    cip::halftone_debug_packed_handoff (v.packed);
+    const std::string name = std::string (cip::halftone_algorithm_name (v.a)) +
+        (v.packed ? "_packed" : "");
+    const std::string what = c.name + " " + name;
     auto run = [&] (cudaStream_t st) {
       cip::Status s = cip::halftone (dp.data (), (int) dp.size (), o, cx.ws.p, cx.ws.n,
           st, v.a);
@@ -318,8 +324,9 @@ bench_case (Context &cx, Case &c, bool profile, bool probe)
     if (!verify (c, what))
       exit (3);
     const bench::Timing t = bench::time_ms (cx.stream, run, v.runs, v.runs > 5 ? 5 : 1);
-    emit (cx, c, cip::halftone_algorithm_name (v.a), t.median_ms, v.shear);
+    emit (cx, c, name, t.median_ms, v.shear);
   }
+  cip::halftone_debug_packed_handoff (false);
   if (probe)
     return;
   emit (cx, c, "cpu_reference", cpu_ms, 1);
@@ -341,6 +348,10 @@ bench_case (Context &cx, Case &c, bool profile, bool probe)
  * in them, the interior chunk cost, and the hand-off latency from the strip
  * above publishing a chunk to this strip's up mover seeing it. */
 constexpr int kS_ = 64, kK_ = 5, kN_ = 32;
+using Trace = unsigned long long[kS_][kK_][kN_];
+
+void trace_report (Context &cx, const Case &c, bool packed, const Trace &tr);
+
 void
 trace_case (Context &cx, Case &c)
 {
@@ -350,14 +361,25 @@ trace_case (Context &cx, Case &c)
   cx.ws.ensure (cip::halftone_workspace_bytes (dp.data (), (int) dp.size ()),
       cip::halftone_workspace_init, cx.stream);
   const cip::HalftoneOptions o = options_of (c);
-  static unsigned long long tr[kS_][kK_][kN_];
-  for (int k = 0; k < 6; k++) {
-    if (cip::halftone (dp.data (), (int) dp.size (), o, cx.ws.p, cx.ws.n, cx.stream,
-            cip::HalftoneAlgorithm::skss) != cip::Status::ok)
-      exit (2);
-    BENCH_CHECK (cudaStreamSynchronize (cx.stream));
-    BENCH_CHECK (cip::detail::ht_trace_take (&tr[0][0][0], sizeof (tr)));
+  static Trace tr;
+  for (bool packed : { false, true }) {
+    cip::halftone_debug_packed_handoff (packed);
+    /* the last of a few warm runs */
+    for (int k = 0; k < 6; k++) {
+      if (cip::halftone (dp.data (), (int) dp.size (), o, cx.ws.p, cx.ws.n, cx.stream,
+              cip::HalftoneAlgorithm::skss) != cip::Status::ok)
+        exit (2);
+      BENCH_CHECK (cudaStreamSynchronize (cx.stream));
+      BENCH_CHECK (cip::detail::ht_trace_take (&tr[0][0][0], sizeof (tr)));
+    }
+    trace_report (cx, c, packed, tr);
   }
+  cip::halftone_debug_packed_handoff (false);
+}
+
+void
+trace_report (Context &cx, const Case &c, bool packed, const Trace &tr)
+{
   const int strips = std::min (kS_, (c.planes[0].h + 63) / 64);
   unsigned long long t0 = ~0ull, tend = 0;
   for (int s = 0; s < strips; s++) {
@@ -367,8 +389,9 @@ trace_case (Context &cx, Case &c)
   auto us = [] (unsigned long long a, unsigned long long b) {
     return (double) ((long long) a - (long long) b) / 1000.0;
   };
+  const std::string name = c.name + (packed ? " (packed hand-off)" : "");
   printf ("trace %s: %d strips, %.1f us from the first claim to the last end\n",
-      c.name.c_str (), strips, us (tend, t0));
+      name.c_str (), strips, us (tend, t0));
   printf ("%5s %8s %8s %8s %9s %9s %9s %9s %8s %8s\n", "strip", "claim", "go0", "gap",
       "c0-8 us", "w0-8 us", "c9-23 us", "w9-23 us", "int us", "hand us");
   std::vector<double> gaps, c08, w08, c923, w923, hands, ints;
@@ -422,7 +445,8 @@ trace_case (Context &cx, Case &c)
   using bench::kv;
   if (cx.json)
     cx.json->write (kv ("bench", std::string ("halftone_trace")) + ", " +
-        kv ("case", c.name) + ", " + kv ("device", cx.device) + ", " +
+        kv ("case", c.name) + ", " + kv ("packed", packed ? 1.0 : 0.0) + ", " +
+        kv ("device", cx.device) + ", " +
         kv ("total_us", us (tend, t0)) + ", " + kv ("gap_us", med (gaps)) + ", " +
         kv ("chunk_edge_us", med (c08)) + ", " + kv ("chunk_us", med (ints)) + ", " +
         kv ("handoff_us", med (hands)));
@@ -436,7 +460,8 @@ main (int argc, char **argv)
 {
   Context cx;
   cx.args = bench::parse_args (argc, argv);
-  bool profile = false, probe = false, trace = false;
+  bool profile = false, probe = false;
+  [[maybe_unused]] bool trace = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp (argv[i], "--trace"))
       trace = true;
@@ -507,7 +532,6 @@ main (int argc, char **argv)
       continue;
     }
 #endif
-    (void) trace;
     bench_case (cx, c, profile, probe);
     for (Plane &p : c.planes)
       free_plane (p);

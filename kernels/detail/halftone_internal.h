@@ -265,6 +265,54 @@ constexpr int kHtRing = 16;        /* wavefront: error slots per row (pow2) */
 /* Largest width or height the GPU serves (Status::unsupported above). */
 constexpr int kHtMaxSide = 65535;
 
+/* The packed hand-off (halftone_debug_packed_handoff): strip boundaries as
+ * 64-bit words, the launch's tag in the high half. 8-bit planes: one word a
+ * column entry, row 62's and row 63's int16 errors in the low half; 16-bit
+ * planes: two words, row 62's then row 63's int32 error. A tag is never 0
+ * (a fresh workspace is zeroed) and differs between consecutive epochs. */
+CIP_HT_HD uint32_t
+ht_pk_tag (uint32_t epoch)
+{
+  return epoch % 0x7fffffffu + 1u;
+}
+
+CIP_HT_HD uint32_t
+ht_pk_tag_of (unsigned long long w)
+{
+  return (uint32_t) (w >> 32);
+}
+
+CIP_HT_HD unsigned long long
+ht_pk_pair (int e62, int e63, uint32_t tag)
+{
+  return (unsigned long long) tag << 32 | (uint32_t) (uint16_t) e62 |
+      (uint32_t) (uint16_t) e63 << 16;
+}
+
+CIP_HT_HD int
+ht_pk_pair_62 (unsigned long long w)
+{
+  return (int16_t) (uint16_t) (w & 0xffffu);
+}
+
+CIP_HT_HD int
+ht_pk_pair_63 (unsigned long long w)
+{
+  return (int16_t) (uint16_t) ((w >> 16) & 0xffffu);
+}
+
+CIP_HT_HD unsigned long long
+ht_pk_one (int e, uint32_t tag)
+{
+  return (unsigned long long) tag << 32 | (uint32_t) e;
+}
+
+CIP_HT_HD int
+ht_pk_one_value (unsigned long long w)
+{
+  return (int) (uint32_t) w;
+}
+
 /* Entries of one boundary row of a plane of this width. */
 inline size_t
 ht_boundary_width (int width)
@@ -286,9 +334,10 @@ ht_error_bytes (const HalftonePlane &p)
   return p.src.bytes == 2 ? 4 : 2;
 }
 
-/* Workspace: [0, 256) ticket and done counter; progress words (one per
- * strip of every plane); per plane, the boundary rows of each strip but the
- * last (2 rows of ht_error_bytes); per plane, the wavefront's error slots (kHtRing
+/* Workspace: [0, 256) ticket, done counter and epoch; progress words (one
+ * per strip of every plane); per plane, the boundary rows of each strip but
+ * the last (room for 4 rows of ht_error_bytes: the packed hand-off's tagged
+ * words); per plane, the wavefront's error slots (kHtRing
  * int16 per row). 256-byte aligned regions. */
 struct HtLayout {
   size_t progress = 0;
@@ -357,6 +406,8 @@ ht_ticket (const HtSchedule &s, int t, int *plane, int *strip)
 
 /* The skss grid cap of halftone_debug_max_workers (0 = none). */
 int ht_debug_max_workers ();
+/* halftone_debug_packed_handoff's setting. */
+bool ht_debug_packed_handoff ();
 
 }  // namespace detail
 }  // namespace cip

@@ -269,7 +269,9 @@ ht_layout (const HalftonePlane *planes, int n_planes)
     const int s = ht_strips (p.src.height);
     l.bnd[i] = off;
     if (s > 1)
-      off = align256 (off + (size_t) (s - 1) * 2 * ht_boundary_width (p.src.width) *
+      /* room for either hand-off: 2 rows of errors, or the packed one's
+       * tagged 64-bit words (8-bit: one a column, 16-bit: two) */
+      off = align256 (off + (size_t) (s - 1) * 4 * ht_boundary_width (p.src.width) *
           (size_t) ht_error_bytes (p));
   }
   for (int i = 0; i < n_planes; i++) {
@@ -326,11 +328,18 @@ ht_schedule (const int *strips, int n_planes)
 }
 
 static std::atomic<int> g_debug_max_workers (0);
+static std::atomic<bool> g_debug_packed (false);
 
 int
 ht_debug_max_workers ()
 {
   return g_debug_max_workers.load ();
+}
+
+bool
+ht_debug_packed_handoff ()
+{
+  return g_debug_packed.load ();
 }
 
 }  // namespace detail
@@ -339,6 +348,12 @@ void
 halftone_debug_max_workers (int n)
 {
   detail::g_debug_max_workers.store (n > 0 ? n : 0);
+}
+
+void
+halftone_debug_packed_handoff (bool on)
+{
+  detail::g_debug_packed.store (on);
 }
 
 size_t

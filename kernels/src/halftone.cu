@@ -50,8 +50,14 @@
  * 8-bit multiply-high). Every B-dependent expression of the B = 1
  * instantiation reduces to the original 8-bit code.
  *
- * The workspace's ticket, done counter and progress words start at zero
- * (halftone_workspace_init); the last worker to finish puts them back.
+ * Packed hand-off (halftone_debug_packed_handoff, under evaluation, off by
+ * default): the movers pass the boundary rows as 64-bit words tagged with
+ * the launch's epoch instead of behind progress words and fences (see
+ * mover_packed); the compute warp is the same.
+ *
+ * The workspace's ticket, done counter, epoch and progress words start at
+ * zero (halftone_workspace_init); the last worker to finish puts the ticket,
+ * counter and progress words back and advances the epoch.
  */
 #include <algorithm>
 #include <cstdint>
@@ -122,12 +128,13 @@ struct Params {
   int levels;
   uint32_t lmagic;
   int band;                    /* > 0: histories are read */
-  uint32_t *ctl;               /* [0] ticket, [1] done */
+  uint32_t *ctl;               /* [0] ticket, [1] done, [2] epoch */
   uint32_t *progress;
   HtSchedule sched;
   int workers;
   int maxv, shift;             /* the planes' layout: largest value, shift */
   unsigned long long watchdog_ns;   /* Watchdog's bound, 0: off */
+  bool packed;                 /* tagged boundary words (ht_packed_handoff) */
 };
 
 __device__ __forceinline__ PlaneP
@@ -821,10 +828,131 @@ prefetch_l2 (const void *p)
   asm volatile ("prefetch.global.L2 [%0];" : : "l" (p));
 }
 
+/* Packed hand-off (halftone_debug_packed_handoff, under evaluation): the
+ * strip boundary travels as 64-bit words that carry their launch's tag
+ * beside the errors, so that a word is either wholly this launch's or
+ * visibly not (a 64-bit store is single-copy atomic): no progress words,
+ * no fences, one load a column on the reading side (the pattern of
+ * decoupled look-back's flag-and-value words). The fenced hand-off
+ * publishes a progress word behind two GPU-scope fences every chunk; the
+ * trace (bench_halftone --trace, H100) showed the chunks of later strips
+ * slowing from 1.3 to 4.4 us as more strips ran at once. Word k of column
+ * entry idx of strip s: bnd + (s * kPkWords<B> + k) * bw + idx; 8-bit: one
+ * word (row 62's and row 63's int16 errors, tag), 16-bit: two (row 62's,
+ * then row 63's int32 error, each with the tag). The tag is never 0 (the
+ * workspace starts zeroed) and differs between consecutive launches on a
+ * workspace (ht_pk_tag of the epoch word, ctl[2], which the last worker
+ * advances; the packing: halftone_internal.h). */
+template <int B>
+constexpr int kPkWords = B == 1 ? 1 : 2;
+
+__device__ __forceinline__ unsigned long long
+ld_relaxed_u64 (const unsigned long long *a)
+{
+  unsigned long long v;
+  asm volatile ("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l" (v) : "l" (a)
+      : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void
+st_relaxed_u64 (unsigned long long *a, unsigned long long v)
+{
+  asm volatile ("st.relaxed.gpu.global.u64 [%0], %1;" : : "l" (a), "l" (v)
+      : "memory");
+}
+
+/* The word at a once it carries `tag` (spins until then). */
+__device__ __forceinline__ unsigned long long
+wait_tagged (const unsigned long long *a, uint32_t tag,
+    unsigned long long limit)
+{
+  unsigned long long v = ld_relaxed_u64 (a);
+  Watchdog wd;
+  while (ht_pk_tag_of (v) != tag) {
+    __nanosleep (32);
+    wd.poll (limit);
+    v = ld_relaxed_u64 (a);
+  }
+  return v;
+}
+
+template <int B>
+__device__ void
+mover_packed (const Params &p, const PlaneP &pp, int s,
+    Shared<typename Smp<B>::E> &sm, bool up_role, int ring_i, int nch,
+    uint32_t tag)
+{
+  using E = typename Smp<B>::E;
+  constexpr int NW = kPkWords<B>;
+  const int lane = threadIdx.x & 31;
+  const int W = pp.width;
+  const bool has_up = s > 0, has_down = s + 1 < pp.strips;
+  unsigned long long *const bnd = static_cast<unsigned long long *> (pp.bnd);
+  const size_t bw = (size_t) pp.bw;
+  if (up_role && has_up) {
+    const unsigned long long *ub = bnd + (size_t) (s - 1) * NW * bw;
+    for (int m = 0; m < nch; m++) {
+      /* chunk m: column entries T + kHtPad + lane, row 62 at column
+       * T + lane + 2 kS, row 63 at T + lane + kS (as the fenced path) */
+      const int T = -kC + m * kC;
+      ring_wait_empty (sm.up_ring, ring_i + m, p.watchdog_ns);
+      const int idx = T + lane + kHtPad;
+      const int c62 = T + lane + 2 * kS, c63 = T + lane + kS;
+      const bool in62 = c62 >= 0 && c62 < W, in63 = c63 >= 0 && c63 < W;
+      int v62 = 0, v63 = 0;
+      if constexpr (B == 1) {
+        if (in62 || in63) {
+          const unsigned long long w = wait_tagged (ub + idx, tag,
+              p.watchdog_ns);
+          v62 = ht_pk_pair_62 (w);
+          v63 = ht_pk_pair_63 (w);
+        }
+      } else {
+        if (in62)
+          v62 = ht_pk_one_value (wait_tagged (ub + idx, tag, p.watchdog_ns));
+        if (in63)
+          v63 = ht_pk_one_value (wait_tagged (ub + bw + idx, tag,
+                  p.watchdog_ns));
+      }
+      HT_TRACE (pp.first_strip + s, kTrSeen, m);
+      E *slot = sm.up[slot_of (ring_i + m)];
+      slot[lane] = (E) (in62 ? v62 : 0);
+      slot[kC + lane] = (E) (in63 ? v63 : 0);
+      ring_fill (sm.up_ring, ring_i + m);
+    }
+  } else if (!up_role && has_down) {
+    unsigned long long *db = bnd + (size_t) s * NW * bw;
+    for (int n = 0; n < nch; n++) {
+      ring_wait_full (sm.down_ring, ring_i + n, p.watchdog_ns);
+      const int T = -kC + n * kC;
+      const E *slot = sm.down[slot_of (ring_i + n)];
+      const int idx = T - kS * kRows + kHtPad + lane;
+      const bool in = idx >= 0 && idx < pp.bw;
+      int v62 = 0, v63 = 0;
+      if (in) {
+        v62 = slot[lane];
+        v63 = slot[kC + lane];
+      }
+      /* the slot is read: the compute warp may refill it */
+      ring_free (sm.down_ring, ring_i + n);
+      if (in) {
+        if constexpr (B == 1) {
+          st_relaxed_u64 (db + idx, ht_pk_pair (v62, v63, tag));
+        } else {
+          st_relaxed_u64 (db + idx, ht_pk_one (v62, tag));
+          st_relaxed_u64 (db + bw + idx, ht_pk_one (v63, tag));
+        }
+      }
+      HT_TRACE (pp.first_strip + s, kTrPub, n);
+    }
+  }
+}
+
 template <int B>
 __device__ void
 mover_strip (const Params &p, const PlaneP &pp, int s,
-    Shared<typename Smp<B>::E> &sm, bool up_role, int ring_i)
+    Shared<typename Smp<B>::E> &sm, bool up_role, int ring_i, uint32_t tag)
 {
   using E = typename Smp<B>::E;
   const int lane = threadIdx.x & 31;
@@ -848,6 +976,10 @@ mover_strip (const Params &p, const PlaneP &pp, int s,
     }
   }
 
+  if (p.packed) {
+    mover_packed<B> (p, pp, s, sm, up_role, ring_i, nch, tag);
+    return;
+  }
   const uint32_t *up_word = p.progress + pp.first_strip + s - 1;
   uint32_t *my_word = p.progress + pp.first_strip + s;
   E *const bnd = static_cast<E *> (pp.bnd);
@@ -931,6 +1063,9 @@ ht_skss (const Params p)
     ring_init (sm.up_ring);
     ring_init (sm.down_ring);
   }
+  /* this launch's tag of the packed hand-off: the epoch word that the
+   * previous launch's last worker advanced (ordered by the launches) */
+  const uint32_t tag = ht_pk_tag (__ldcg (p.ctl + 2));
   /* chunks through each ring in the strips before (every thread counts) */
   int up_i = 0, down_i = 0;
   for (;;) {
@@ -948,7 +1083,8 @@ ht_skss (const Params p)
     if (warp == 0)
       compute_strip<KK, B, BIN, TEMP> (p, pp, strip, sm, up_i, down_i);
     else
-      mover_strip<B> (p, pp, strip, sm, warp == 1, warp == 1 ? up_i : down_i);
+      mover_strip<B> (p, pp, strip, sm, warp == 1, warp == 1 ? up_i : down_i,
+          tag);
     const int nch = strip_chunks (pp.width, min (kRows, pp.height - strip * kRows));
     if (threadIdx.x == 0)
       HT_TRACE (pp.first_strip + strip, kTrMisc, 1);
@@ -956,9 +1092,15 @@ ht_skss (const Params p)
     down_i += strip + 1 < pp.strips ? nch : 0;
     __syncthreads ();
   }
-  /* the last worker out leaves the control words at zero for the next call */
-  if (threadIdx.x == 0)
+  /* the last worker out leaves the ticket, done counter and progress words
+   * at zero for the next call and advances the epoch; the fences order
+   * every worker's read of the epoch (above) before that store */
+  if (threadIdx.x == 0) {
+    __threadfence ();
     sm.last = atomicAdd (p.ctl + 1, 1u) == (uint32_t) (p.workers - 1);
+    if (sm.last)
+      __threadfence ();
+  }
   __syncthreads ();
   if (sm.last) {
     for (int i = threadIdx.x; i < p.sched.total; i += blockDim.x)
@@ -966,6 +1108,7 @@ ht_skss (const Params p)
     if (threadIdx.x == 0) {
       p.ctl[0] = 0;
       p.ctl[1] = 0;
+      p.ctl[2] = p.ctl[2] + 1;
     }
   }
 }
@@ -1426,6 +1569,7 @@ halftone_planes (const HalftonePlane *planes, int n_planes,
   p.levels = opt.levels;
   p.lmagic = ht_level_magic (opt.levels);
   p.watchdog_ns = ht_watchdog_ns ();
+  p.packed = ht_debug_packed_handoff ();
   p.band = ht_reads_history (opt) ?
       halftone_hysteresis (opt.levels, opt.temporal_stability,
           depth) : 0;

@@ -392,7 +392,8 @@ measure_flicker (const HostImage &scene, HalftoneKernel k, int levels,
 bool
 skss_model (const ImageView &src, uint8_t *dst, size_t dst_pitch,
     const uint8_t *hist_in, uint8_t *hist_out, size_t hist_pitch,
-    HalftoneKernel kern, int levels, int band, uint32_t seed)
+    HalftoneKernel kern, int levels, int band, uint32_t seed,
+    bool packed = false)
 {
   using namespace cip::detail;
   constexpr int R = kHtRowsPerLane, RS = kHtStripRows, C = kHtChunk, S = kHtShift;
@@ -405,6 +406,19 @@ skss_model (const ImageView &src, uint8_t *dst, size_t dst_pitch,
   const int bw = (int) ht_boundary_width (W);
   std::vector<short> bnd ((size_t) std::max (strips - 1, 0) * 2 * bw, kUnwritten);
   std::vector<int> progress (strips, 0);
+  /* packed: tagged words, all left by an earlier launch (with another
+   * tag and junk errors); this launch's epoch wraps the tag now and then */
+  const uint32_t epoch = seed % 3 == 0 ? 0x7fffffffu : seed;
+  const uint32_t tag = ht_pk_tag (epoch), stale = ht_pk_tag (epoch - 1);
+  fail_unless (tag != 0 && stale != 0 && tag != stale);
+  std::vector<unsigned long long> words ((size_t) std::max (strips - 1, 0) * bw,
+      ht_pk_pair (-12345, 23456, stale));
+  /* a column entry's word is needed where row 62's or row 63's column
+   * (entry - kHtPad + 2 S, entry - kHtPad + S) is in the plane */
+  auto needed = [&] (int idx) {
+    const int c62 = idx - kHtPad + 2 * S, c63 = idx - kHtPad + S;
+    return (c62 >= 0 && c62 < W) || (c63 >= 0 && c63 < W);
+  };
   struct Lane {
     int a1[R][8], a2[R][16], l1[R], l2[R];
   };
@@ -421,22 +435,38 @@ skss_model (const ImageView &src, uint8_t *dst, size_t dst_pitch,
     st[s].nch = (W - 1 + S * (st[s].nrows - 1) + C) / C + 1;
   }
   Rng rng = { seed | 1 };
-  int left = strips;
+  int left = strips, stalled = 0;
   while (left > 0) {
+    /* every strip left waiting on another: the kernel would hang */
+    if (++stalled > 1000 * strips) {
+      fprintf (stderr, "model: no strip can advance\n");
+      return false;
+    }
     const int s = (int) (rng.uniform () * strips) % strips;
     Strip &sp = st[s];
     if (sp.n == sp.nch)
       continue;
     const int T = -C + sp.n * C;
-    if (s > 0 && progress[s - 1] < std::min (T + C + S, W))
+    if (!packed && s > 0 && progress[s - 1] < std::min (T + C + S, W))
       continue;                                   /* the mover would wait */
+    bool ready = true;
+    for (int j = 0; packed && s > 0 && j < C; j++)
+      if (needed (T + j + kHtPad) &&
+          ht_pk_tag_of (words[(size_t) (s - 1) * bw + T + j + kHtPad]) != tag)
+        ready = false;                            /* the mover would wait */
+    if (!ready)
+      continue;
+    stalled = 0;
     /* the up ring slot */
     short up[2][C];
     for (int row = 0; row < 2; row++)
       for (int j = 0; j < C; j++) {
         const int col = T + j + (row == 0 ? 2 * S : S);
         up[row][j] = 0;
-        if (s > 0 && col >= 0 && col < W) {
+        if (s > 0 && col >= 0 && col < W && packed) {
+          const unsigned long long w = words[(size_t) (s - 1) * bw + T + j + kHtPad];
+          up[row][j] = (short) (row == 0 ? ht_pk_pair_62 (w) : ht_pk_pair_63 (w));
+        } else if (s > 0 && col >= 0 && col < W) {
           up[row][j] = bnd[((size_t) (s - 1) * 2 + row) * bw + T + j + kHtPad];
           if (up[row][j] == kUnwritten) {
             fprintf (stderr, "model: strip %d reads unwritten column %d\n", s, col);
@@ -510,17 +540,24 @@ skss_model (const ImageView &src, uint8_t *dst, size_t dst_pitch,
       for (int row = 0; row < 2; row++)
         for (int j = 0; j < C; j++) {
           const int idx = T - S * RS + kHtPad + j;
-          if (idx >= 0 && idx < bw)
+          if (idx >= 0 && idx < bw && packed && row == 0)
+            words[(size_t) s * bw + idx] = ht_pk_pair (down[0][j], down[1][j], tag);
+          else if (idx >= 0 && idx < bw && !packed)
             bnd[((size_t) s * 2 + row) * bw + idx] = down[row][j];
         }
       progress[s] = std::max (progress[s], std::max (0, std::min (T + C - S * (RS - 1), W)));
     }
     if (++sp.n == sp.nch) {
       left--;
-      if (s + 1 < strips && progress[s] != W) {
+      if (!packed && s + 1 < strips && progress[s] != W) {
         fprintf (stderr, "model: strip %d ends at progress %d of %d\n", s, progress[s], W);
         return false;
       }
+      for (int idx = 0; packed && s + 1 < strips && idx < bw; idx++)
+        if (needed (idx) && ht_pk_tag_of (words[(size_t) s * bw + idx]) != tag) {
+          fprintf (stderr, "model: strip %d ends without column entry %d\n", s, idx);
+          return false;
+        }
     }
   }
   return true;
@@ -976,10 +1013,14 @@ GST_START_TEST (test_skss_model)
         HalftonePlane p = plane (src.view (1), a);
         fail_unless (cip::ref::halftone (&p, 1, options (k, levels)) == Status::ok);
         const std::string what = describe ("model", k, levels, sz.w, sz.h);
-        fail_unless (skss_model (src.view (1), b.bytes.data (), b.pitch, nullptr, nullptr, 0,
-                k, levels, 0, 17 + n++), "%s", what.c_str ());
-        fail_unless (testutil::equal_2d (a.bytes.data (), a.pitch, b.bytes.data (), b.pitch,
-                sz.w, sz.h, what), "%s", what.c_str ());
+        for (bool packed : { false, true }) {
+          std::fill (b.bytes.begin (), b.bytes.end (), 0xA5);
+          fail_unless (skss_model (src.view (1), b.bytes.data (), b.pitch, nullptr, nullptr,
+                  0, k, levels, 0, 17 + n++, packed), "%s%s", what.c_str (),
+              packed ? " packed" : "");
+          fail_unless (testutil::equal_2d (a.bytes.data (), a.pitch, b.bytes.data (), b.pitch,
+                  sz.w, sz.h, what), "%s%s", what.c_str (), packed ? " packed" : "");
+        }
         /* with temporal stability: a history from another picture */
         HostImage h0 = testutil::make_image (sz.w, sz.h, Content::zeros, 1, 1, 0);
         HostImage other = testutil::make_image (sz.w, sz.h, Content::gradient, 8, 1, 0);
@@ -1610,17 +1651,25 @@ const HalftoneAlgorithm gpu_algos[] = { HalftoneAlgorithm::automatic,
   HalftoneAlgorithm::skss, HalftoneAlgorithm::wavefront,
   HalftoneAlgorithm::single_block };
 
-/* Stream and one workspace (prepared once) shared by every call of a test. */
+/* Stream and one workspace (prepared once) shared by every call of a test.
+ * handoff: the skss hand-off between strips, 0 fenced (the default), 1
+ * packed (halftone_debug_packed_handoff); the loop tests run once with each
+ * (their loop index). */
+constexpr int kHandoffs = 2;
 struct Gpu {
   cudaStream_t stream = nullptr;
   DevBuf ws;
-  explicit Gpu (size_t ws_bytes = 64u << 20) : ws (ws_bytes) {
+  bool packed;
+  explicit Gpu (size_t ws_bytes = 64u << 20, int handoff = 0)
+      : ws (ws_bytes), packed (handoff == 1) {
     CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
     fail_unless (cip::halftone_workspace_init (ws.p, ws.n, stream) == Status::ok);
+    cip::halftone_debug_packed_handoff (packed);
   }
   ~Gpu () {
     cudaStreamSynchronize (stream);
     cudaStreamDestroy (stream);
+    cip::halftone_debug_packed_handoff (false);
   }
 };
 
@@ -1678,7 +1727,8 @@ gpu_matches (Gpu &g, const Call &call, const HalftoneOptions &o,
   }
   std::vector<HalftonePlane> dp = call.mapped (dev_to);
   fail_unless (cip::halftone_workspace_bytes (dp.data (), (int) dp.size ()) <= g.ws.n);
-  const std::string w = what + " " + cip::halftone_algorithm_name (algo);
+  const std::string w = what + " " + cip::halftone_algorithm_name (algo) +
+      (g.packed ? " (packed hand-off)" : "");
   Status st = cip::halftone (dp.data (), (int) dp.size (), o, g.ws.p, g.ws.n,
       g.stream, algo);
   if (st != Status::ok) {
@@ -1716,8 +1766,13 @@ gpu_check (Gpu &g, Call &call, std::vector<std::vector<uint8_t> *> outs,
   for (uint8_t poison : poisons) {
     for (auto *b : outs)
       std::fill (b->begin (), b->end (), poison);
-    for (HalftoneAlgorithm a : algos)
+    for (HalftoneAlgorithm a : algos) {
+      /* only skss hands strips over */
+      if (g.packed && (a == HalftoneAlgorithm::wavefront ||
+              a == HalftoneAlgorithm::single_block))
+        continue;
       fail_unless (gpu_matches (g, call, o, a, what), "%s", what.c_str ());
+    }
   }
 }
 
@@ -1784,7 +1839,7 @@ small_skips_constant (HalftoneKernel k)
 
 GST_START_TEST (test_gpu_kernels_levels_sizes)
 {
-  Gpu g;
+  Gpu g (64u << 20, __i__);
   for (int si = 0; si < testutil::n_edge_sizes; si++) {
     const testutil::Size sz = testutil::edge_sizes[si];
     for (HalftoneKernel k : all_kernels)
@@ -1814,7 +1869,7 @@ GST_END_TEST;
 GST_START_TEST (test_gpu_video_sizes)
 {
   CIP_SKIP_IF_SMALL ();       /* large frames */
-  Gpu g;
+  Gpu g (64u << 20, __i__);
   const testutil::Size sizes[] = { {1920, 1080}, {3840, 2160} };
   for (const testutil::Size &sz : sizes) {
     HostImage src = testutil::make_image (sz.w, sz.h, Content::natural, 51, 1, 0);
@@ -1842,7 +1897,7 @@ GST_END_TEST;
  * step-4 channels into an RGBA destination), unaligned and odd shapes. */
 GST_START_TEST (test_gpu_multiplane)
 {
-  Gpu g;
+  Gpu g (64u << 20, __i__);
   const struct { int w, h; size_t pad; } shapes[] = { {640, 480, 0}, {333, 101, 3},
     {1920, 1080, 0}, {65, 130, 1} };
   for (auto sh : shapes)
@@ -1941,7 +1996,7 @@ GST_END_TEST;
  * CIP_TEST_SMALL: 20 runs of a small frame (compute-sanitizer). */
 GST_START_TEST (test_gpu_repeatable)
 {
-  Gpu g;
+  Gpu g (64u << 20, __i__);
   struct Case { int w, h, levels, runs; HalftoneKernel k; };
   const Case full[] = { {1920, 1080, 2, 10000, HalftoneKernel::floyd_steinberg},
     {1920, 1080, 4, 200, HalftoneKernel::jarvis_judice_ninke},
@@ -1960,7 +2015,7 @@ GST_END_TEST;
 /* Fewer workers than strips (down to one): still terminates, same output. */
 GST_START_TEST (test_gpu_capped_grid)
 {
-  Gpu g;
+  Gpu g (64u << 20, __i__);
   for (int workers : { 1, 2, 3, 5 }) {
     cip::halftone_debug_max_workers (workers);
     const std::string wk = " workers " + std::to_string (workers);
@@ -1997,7 +2052,7 @@ GST_END_TEST;
 GST_START_TEST (test_gpu_temporal_sequence)
 {
   CIP_SKIP_IF_SMALL ();       /* large frames */
-  Gpu g;
+  Gpu g (64u << 20, __i__);
   const int w = 1280, h = 720;
   HostImage scene = testutil::make_image (w, h, Content::natural, 111, 1, 0);
   HostImage cut = testutil::make_image (w, h, Content::gradient, 112, 1, 0);
@@ -2146,7 +2201,7 @@ gpu_check_plane16 (Gpu &g, HostImage &src, int ch, const HalftoneOptions &o,
  * reference byte for byte. */
 GST_START_TEST (test_gpu16_kernels_levels_sizes)
 {
-  Gpu g;
+  Gpu g (64u << 20, __i__);
   std::vector<testutil::Size> sizes (testutil::edge_sizes,
       testutil::edge_sizes + testutil::n_edge_sizes);
   sizes.push_back ({31, 33});
@@ -2184,7 +2239,7 @@ GST_END_TEST;
 GST_START_TEST (test_gpu16_video_sizes)
 {
   CIP_SKIP_IF_SMALL ();       /* large frames */
-  Gpu g;
+  Gpu g (64u << 20, __i__);
   const testutil::Size sizes[] = { {1920, 1080}, {3840, 2160} };
   for (const Layout16 &l : { layouts16[0], layouts16[2] })
     for (const testutil::Size &sz : sizes) {
@@ -2208,7 +2263,7 @@ GST_END_TEST;
  * destination 2- but not 4-byte aligned. */
 GST_START_TEST (test_gpu16_multiplane)
 {
-  Gpu g;
+  Gpu g (64u << 20, __i__);
   const struct { int w, h; size_t pad; } shapes[] = { {640, 480, 0}, {333, 101, 6},
     {1920, 1080, 0}, {65, 130, 2} };
   for (auto sh : shapes)
@@ -2287,7 +2342,7 @@ GST_END_TEST;
  * call gives the same output. */
 GST_START_TEST (test_gpu16_temporal_capped_repeat)
 {
-  Gpu g;
+  Gpu g (64u << 20, __i__);
   const bool sm = cip_test_small ();
   const int w = sm ? 200 : 1280, h = sm ? 150 : 720;
   for (const Layout16 &l : { layouts16[0], layouts16[2] })
@@ -2442,21 +2497,21 @@ halftone_suite (void)
   TCase *gpu = tcase_create ("gpu");
 #ifdef HAVE_CUDA
   tcase_add_test (gpu, test_gpu_invalid_arguments);
-  tcase_add_test (gpu, test_gpu_kernels_levels_sizes);
-  tcase_add_test (gpu, test_gpu_video_sizes);
-  tcase_add_test (gpu, test_gpu_multiplane);
+  tcase_add_loop_test (gpu, test_gpu_kernels_levels_sizes, 0, kHandoffs);
+  tcase_add_loop_test (gpu, test_gpu_video_sizes, 0, kHandoffs);
+  tcase_add_loop_test (gpu, test_gpu_multiplane, 0, kHandoffs);
   tcase_add_test (gpu, test_gpu_steps_unaligned);
   tcase_add_test (gpu, test_gpu_ordered);
-  tcase_add_test (gpu, test_gpu_repeatable);
-  tcase_add_test (gpu, test_gpu_capped_grid);
-  tcase_add_test (gpu, test_gpu_temporal_sequence);
+  tcase_add_loop_test (gpu, test_gpu_repeatable, 0, kHandoffs);
+  tcase_add_loop_test (gpu, test_gpu_capped_grid, 0, kHandoffs);
+  tcase_add_loop_test (gpu, test_gpu_temporal_sequence, 0, kHandoffs);
   tcase_add_test (gpu, test_gpu_rgb_luma);
   tcase_add_test (gpu, test_gpu16_invalid_arguments);
-  tcase_add_test (gpu, test_gpu16_kernels_levels_sizes);
-  tcase_add_test (gpu, test_gpu16_video_sizes);
-  tcase_add_test (gpu, test_gpu16_multiplane);
+  tcase_add_loop_test (gpu, test_gpu16_kernels_levels_sizes, 0, kHandoffs);
+  tcase_add_loop_test (gpu, test_gpu16_video_sizes, 0, kHandoffs);
+  tcase_add_loop_test (gpu, test_gpu16_multiplane, 0, kHandoffs);
   tcase_add_test (gpu, test_gpu16_ordered);
-  tcase_add_test (gpu, test_gpu16_temporal_capped_repeat);
+  tcase_add_loop_test (gpu, test_gpu16_temporal_capped_repeat, 0, kHandoffs);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;

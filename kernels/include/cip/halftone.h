@@ -238,6 +238,12 @@ Status halftone (const HalftonePlane *planes, int n_planes,
  * default, removes the cap. */
 void halftone_debug_max_workers (int n);
 
+/* Testing and benchmarking only: later skss launches in this process hand
+ * strip boundaries over as tagged 64-bit words, without progress words or
+ * fences (under evaluation; off, the default, keeps the fenced hand-off).
+ * The output is the same either way. */
+void halftone_debug_packed_handoff (bool on);
+
 namespace ref {
 /* CPU reference: same semantics, host pointers, bit-identical output (and
  * history). */
