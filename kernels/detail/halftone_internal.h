@@ -268,12 +268,18 @@ constexpr int kHtMaxSide = 65535;
 /* The packed hand-off (halftone_debug_packed_handoff): strip boundaries as
  * 64-bit words, the launch's tag in the high half. 8-bit planes: one word a
  * column entry, row 62's and row 63's int16 errors in the low half; 16-bit
- * planes: two words, row 62's then row 63's int32 error. A tag is never 0
- * (a fresh workspace is zeroed) and differs between consecutive epochs. */
+ * planes: two words, row 62's then row 63's int32 error. A tag differs
+ * between consecutive epochs (period 2^23 - 1) and can never be the high
+ * half of anything else the boundary region holds: not 0 (a fresh
+ * workspace), and not what the fenced hand-off leaves there when a
+ * workspace changes hand-off, whose high halves are two 8-bit errors
+ * (|e| <= 32640: bits 16..31 never 0x7f81 .. 0x807f) or one 16-bit error
+ * (|e| < 2^23: bits 24..31 only 0x00 or 0xff); a tag's bits 16..31 are
+ * 0x8000 .. 0x807f. */
 CIP_HT_HD uint32_t
 ht_pk_tag (uint32_t epoch)
 {
-  return epoch % 0x7fffffffu + 1u;
+  return 0x80000000u | epoch % 0x7fffffu;
 }
 
 CIP_HT_HD uint32_t

@@ -839,10 +839,10 @@ prefetch_l2 (const void *p)
  * slowing from 1.3 to 4.4 us as more strips ran at once. Word k of column
  * entry idx of strip s: bnd + (s * kPkWords<B> + k) * bw + idx; 8-bit: one
  * word (row 62's and row 63's int16 errors, tag), 16-bit: two (row 62's,
- * then row 63's int32 error, each with the tag). The tag is never 0 (the
- * workspace starts zeroed) and differs between consecutive launches on a
- * workspace (ht_pk_tag of the epoch word, ctl[2], which the last worker
- * advances; the packing: halftone_internal.h). */
+ * then row 63's int32 error, each with the tag). The tag differs between
+ * consecutive launches on a workspace (ht_pk_tag of the epoch word, ctl[2],
+ * which the last worker advances) and is never a high half that a zeroed
+ * workspace or the fenced hand-off leaves behind (halftone_internal.h). */
 template <int B>
 constexpr int kPkWords = B == 1 ? 1 : 2;
 

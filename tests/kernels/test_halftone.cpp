@@ -408,11 +408,27 @@ skss_model (const ImageView &src, uint8_t *dst, size_t dst_pitch,
   std::vector<int> progress (strips, 0);
   /* packed: tagged words, all left by an earlier launch (with another
    * tag and junk errors); this launch's epoch wraps the tag now and then */
-  const uint32_t epoch = seed % 3 == 0 ? 0x7fffffffu : seed;
+  const uint32_t epoch = seed % 3 == 0 ? 0x7fffffu : seed;
   const uint32_t tag = ht_pk_tag (epoch), stale = ht_pk_tag (epoch - 1);
-  fail_unless (tag != 0 && stale != 0 && tag != stale);
+  fail_unless (tag != stale);
+  /* a tag is never what else the region can hold: zeros, or the fenced
+   * hand-off's errors (two int16 or one int32) */
+  for (uint32_t t : { tag, stale }) {
+    fail_unless (t != 0);
+    fail_unless ((int16_t) (t >> 16) > kHtMaxErr || (int16_t) (t >> 16) < -kHtMaxErr);
+    fail_unless ((int32_t) t > 65535 * 128 || (int32_t) t < -65535 * 128);
+  }
+  /* left behind: an earlier packed launch's words, or (odd entries) the
+   * fenced hand-off's four int16 errors */
   std::vector<unsigned long long> words ((size_t) std::max (strips - 1, 0) * bw,
       ht_pk_pair (-12345, 23456, stale));
+  for (size_t i = 1; i < words.size (); i += 2) {
+    unsigned long long w = 0;
+    for (int k = 0; k < 4; k++)
+      w |= (unsigned long long) (uint16_t) (int16_t) ((int) (((i * 2654435761u) >> (7 * k)) %
+              (2 * kHtMaxErr + 1)) - kHtMaxErr) << (16 * k);
+    words[i] = w;
+  }
   /* a column entry's word is needed where row 62's or row 63's column
    * (entry - kHtPad + 2 S, entry - kHtPad + S) is in the plane */
   auto needed = [&] (int idx) {
