@@ -285,20 +285,29 @@ bench_case (Context &cx, Case &c, bool profile, bool probe)
   }
   const double cpu_ms = make_reference (c, o);
   const cip::detail::HtFootprint f = cip::detail::ht_footprint (c.kernel);
-  /* skss_packed: skss with the packed hand-off between strips
-   * (halftone_debug_packed_handoff) */
-  struct V { cip::HalftoneAlgorithm a; int shear; int runs; bool packed; };
-  const V variants[] = { { cip::HalftoneAlgorithm::skss, cip::detail::kHtShift, cx.runs, false },
-    { cip::HalftoneAlgorithm::skss, cip::detail::kHtShift, cx.runs, true },
-    { cip::HalftoneAlgorithm::single_block, f.min_shift, std::min (cx.runs, 20), false },
-    { cip::HalftoneAlgorithm::wavefront, f.min_shift, std::min (cx.runs, 5), false } };
+  /* skss_packed, skss_shear2, skss_packed_shear2: skss with the variants
+   * under evaluation (halftone_debug_skss; shear2 only where the kernel's
+   * reach allows it) */
+  struct V { cip::HalftoneAlgorithm a; int runs; unsigned skss; };
+  constexpr unsigned kPk = cip::halftone_skss_packed, kSh = cip::halftone_skss_shear2;
+  const V variants[] = { { cip::HalftoneAlgorithm::skss, cx.runs, 0 },
+    { cip::HalftoneAlgorithm::skss, cx.runs, kPk },
+    { cip::HalftoneAlgorithm::skss, cx.runs, kSh },
+    { cip::HalftoneAlgorithm::skss, cx.runs, kPk | kSh },
+    { cip::HalftoneAlgorithm::single_block, std::min (cx.runs, 20), 0 },
+    { cip::HalftoneAlgorithm::wavefront, std::min (cx.runs, 5), 0 } };
   for (const V &v : variants) {
     /* the comparison variants take 8-bit planes only */
     if ((probe || c.planes[0].l.bytes != 1) && v.a != cip::HalftoneAlgorithm::skss)
       continue;
-    cip::halftone_debug_packed_handoff (v.packed);
+    const int shear = v.a == cip::HalftoneAlgorithm::skss ?
+        cip::detail::ht_skss_shift (c.kernel, v.skss) : f.min_shift;
+    /* shear 2 that the kernel cannot take is plain skss */
+    if ((v.skss & kSh) && shear != 2)
+      continue;
+    cip::halftone_debug_skss (v.skss);
     const std::string name = std::string (cip::halftone_algorithm_name (v.a)) +
-        (v.packed ? "_packed" : "");
+        (v.skss & kPk ? "_packed" : "") + (v.skss & kSh ? "_shear2" : "");
     const std::string what = c.name + " " + name;
     auto run = [&] (cudaStream_t st) {
       cip::Status s = cip::halftone (dp.data (), (int) dp.size (), o, cx.ws.p, cx.ws.n,
@@ -324,9 +333,9 @@ bench_case (Context &cx, Case &c, bool profile, bool probe)
     if (!verify (c, what))
       exit (3);
     const bench::Timing t = bench::time_ms (cx.stream, run, v.runs, v.runs > 5 ? 5 : 1);
-    emit (cx, c, name, t.median_ms, v.shear);
+    emit (cx, c, name, t.median_ms, shear);
   }
-  cip::halftone_debug_packed_handoff (false);
+  cip::halftone_debug_skss (0);
   if (probe)
     return;
   emit (cx, c, "cpu_reference", cpu_ms, 1);
@@ -350,7 +359,7 @@ bench_case (Context &cx, Case &c, bool profile, bool probe)
 constexpr int kS_ = 64, kK_ = 5, kN_ = 32;
 using Trace = unsigned long long[kS_][kK_][kN_];
 
-void trace_report (Context &cx, const Case &c, bool packed, const Trace &tr);
+void trace_report (Context &cx, const Case &c, unsigned skss, const Trace &tr);
 
 void
 trace_case (Context &cx, Case &c)
@@ -362,8 +371,11 @@ trace_case (Context &cx, Case &c)
       cip::halftone_workspace_init, cx.stream);
   const cip::HalftoneOptions o = options_of (c);
   static Trace tr;
-  for (bool packed : { false, true }) {
-    cip::halftone_debug_packed_handoff (packed);
+  for (unsigned v = 0; v < 4; v++) {
+    if ((v & cip::halftone_skss_shear2) &&
+        cip::detail::ht_skss_shift (c.kernel, v) != 2)
+      continue;
+    cip::halftone_debug_skss (v);
     /* the last of a few warm runs */
     for (int k = 0; k < 6; k++) {
       if (cip::halftone (dp.data (), (int) dp.size (), o, cx.ws.p, cx.ws.n, cx.stream,
@@ -372,13 +384,13 @@ trace_case (Context &cx, Case &c)
       BENCH_CHECK (cudaStreamSynchronize (cx.stream));
       BENCH_CHECK (cip::detail::ht_trace_take (&tr[0][0][0], sizeof (tr)));
     }
-    trace_report (cx, c, packed, tr);
+    trace_report (cx, c, v, tr);
   }
-  cip::halftone_debug_packed_handoff (false);
+  cip::halftone_debug_skss (0);
 }
 
 void
-trace_report (Context &cx, const Case &c, bool packed, const Trace &tr)
+trace_report (Context &cx, const Case &c, unsigned skss, const Trace &tr)
 {
   const int strips = std::min (kS_, (c.planes[0].h + 63) / 64);
   unsigned long long t0 = ~0ull, tend = 0;
@@ -389,7 +401,8 @@ trace_report (Context &cx, const Case &c, bool packed, const Trace &tr)
   auto us = [] (unsigned long long a, unsigned long long b) {
     return (double) ((long long) a - (long long) b) / 1000.0;
   };
-  const std::string name = c.name + (packed ? " (packed hand-off)" : "");
+  const std::string name = c.name + (skss & cip::halftone_skss_packed ? " packed" : "") +
+      (skss & cip::halftone_skss_shear2 ? " shear2" : "");
   printf ("trace %s: %d strips, %.1f us from the first claim to the last end\n",
       name.c_str (), strips, us (tend, t0));
   printf ("%5s %8s %8s %8s %9s %9s %9s %9s %8s %8s\n", "strip", "claim", "go0", "gap",
@@ -445,7 +458,7 @@ trace_report (Context &cx, const Case &c, bool packed, const Trace &tr)
   using bench::kv;
   if (cx.json)
     cx.json->write (kv ("bench", std::string ("halftone_trace")) + ", " +
-        kv ("case", c.name) + ", " + kv ("packed", packed ? 1.0 : 0.0) + ", " +
+        kv ("case", c.name) + ", " + kv ("skss_variants", (double) skss) + ", " +
         kv ("device", cx.device) + ", " +
         kv ("total_us", us (tend, t0)) + ", " + kv ("gap_us", med (gaps)) + ", " +
         kv ("chunk_edge_us", med (c08)) + ", " + kv ("chunk_us", med (ints)) + ", " +

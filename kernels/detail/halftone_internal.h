@@ -265,7 +265,7 @@ constexpr int kHtRing = 16;        /* wavefront: error slots per row (pow2) */
 /* Largest width or height the GPU serves (Status::unsupported above). */
 constexpr int kHtMaxSide = 65535;
 
-/* The packed hand-off (halftone_debug_packed_handoff): strip boundaries as
+/* The packed hand-off (halftone_debug_skss): strip boundaries as
  * 64-bit words, the launch's tag in the high half. 8-bit planes: one word a
  * column entry, row 62's and row 63's int16 errors in the low half; 16-bit
  * planes: two words, row 62's then row 63's int32 error. A tag differs
@@ -412,8 +412,16 @@ ht_ticket (const HtSchedule &s, int t, int *plane, int *strip)
 
 /* The skss grid cap of halftone_debug_max_workers (0 = none). */
 int ht_debug_max_workers ();
-/* halftone_debug_packed_handoff's setting. */
-bool ht_debug_packed_handoff ();
+/* halftone_debug_skss's setting. */
+unsigned ht_debug_skss ();
+
+/* The shear skss runs kernel k with under halftone_debug_skss's variants. */
+constexpr int
+ht_skss_shift (HalftoneKernel k, unsigned variants)
+{
+  return (variants & halftone_skss_shear2) && ht_footprint (k).min_shift <= 2 ? 2 :
+      kHtShift;
+}
 
 }  // namespace detail
 }  // namespace cip

@@ -328,7 +328,7 @@ ht_schedule (const int *strips, int n_planes)
 }
 
 static std::atomic<int> g_debug_max_workers (0);
-static std::atomic<bool> g_debug_packed (false);
+static std::atomic<unsigned> g_debug_skss (0);
 
 int
 ht_debug_max_workers ()
@@ -336,10 +336,10 @@ ht_debug_max_workers ()
   return g_debug_max_workers.load ();
 }
 
-bool
-ht_debug_packed_handoff ()
+unsigned
+ht_debug_skss ()
 {
-  return g_debug_packed.load ();
+  return g_debug_skss.load ();
 }
 
 }  // namespace detail
@@ -351,9 +351,9 @@ halftone_debug_max_workers (int n)
 }
 
 void
-halftone_debug_packed_handoff (bool on)
+halftone_debug_skss (unsigned variants)
 {
-  detail::g_debug_packed.store (on);
+  detail::g_debug_skss.store (variants & (halftone_skss_packed | halftone_skss_shear2));
 }
 
 size_t

@@ -50,10 +50,14 @@
  * 8-bit multiply-high). Every B-dependent expression of the B = 1
  * instantiation reduces to the original 8-bit code.
  *
- * Packed hand-off (halftone_debug_packed_handoff, under evaluation, off by
- * default): the movers pass the boundary rows as 64-bit words tagged with
+ * Variants under evaluation (halftone_debug_skss, off by default). Packed
+ * hand-off: the movers pass the boundary rows as 64-bit words tagged with
  * the launch's epoch instead of behind progress words and fences (see
- * mover_packed); the compute warp is the same.
+ * mover_packed); the compute warp is the same. Shear 2 (S, a template
+ * parameter; kernels of min_shift <= 2: Floyd-Steinberg, Sierra Lite,
+ * Atkinson): the chain is W + 2 H steps and the strip below waits for 4
+ * chunks instead of 8; 8-bit odd rows then start chunks 2 bytes off a word
+ * and move as 16-bit halves (ld_half, st_half).
  *
  * The workspace's ticket, done counter, epoch and progress words start at
  * zero (halftone_workspace_init); the last worker to finish puts the ticket,
@@ -76,7 +80,7 @@ using namespace detail;
 constexpr int kRpl = kHtRowsPerLane;
 constexpr int kRows = kHtStripRows;
 constexpr int kC = kHtChunk;
-constexpr int kS = kHtShift;
+constexpr int kS = kHtShift;      /* the shear of every kernel by default */
 /* Sample size B (bytes: 1, or 2 for 16-bit words): the sample and error
  * types, and the 32-bit words of a row's chunk. The 8-bit instantiation is
  * the original kernel: every B-dependent expression reduces to it. */
@@ -102,8 +106,6 @@ constexpr unsigned kFull = 0xffffffffu;
 
 static_assert (kRpl >= 2, "lane 31 must own both boundary rows");
 static_assert (kC == 32, "the mover copies one ring entry per lane and row");
-static_assert (kS % 4 == 0, "rows must start chunks on 4-byte boundaries");
-static_assert ((kS * kRows) % kC == 0, "boundary chunks must stay aligned");
 
 struct PlaneP {
   const uint8_t *src;
@@ -134,7 +136,8 @@ struct Params {
   int workers;
   int maxv, shift;             /* the planes' layout: largest value, shift */
   unsigned long long watchdog_ns;   /* Watchdog's bound, 0: off */
-  bool packed;                 /* tagged boundary words (ht_packed_handoff) */
+  bool packed;                 /* halftone_debug_skss: tagged boundary words */
+  bool shear2;                 /* halftone_debug_skss: shear 2 where it serves */
 };
 
 __device__ __forceinline__ PlaneP
@@ -148,17 +151,22 @@ plane_of (const Params &p, int i)
   }
 }
 
-template <HalftoneKernel KK>
+/* S: skss's shear, kS or (halftone_debug_skss's shear2, for the kernels of
+ * min_shift <= 2) 2; even, so that 16-bit rows start chunks on 4-byte
+ * boundaries, and 8-bit rows on 4- or (odd rows at shear 2) 2-byte ones. */
+template <HalftoneKernel KK, int S = kS>
 struct Traits {
   static constexpr HtKernelDef d = ht_kernel_def (KK);
   static constexpr HtFootprint f = ht_footprint (KK);
   static constexpr int D = d.div;
   static constexpr bool two = f.rows == 2;
-  static constexpr int L1 = kS + f.lr1;              /* row-above window */
-  static constexpr int L2 = two ? 2 * kS + f.lr2 : 1;
+  static constexpr int L1 = S + f.lr1;               /* row-above window */
+  static constexpr int L2 = two ? 2 * S + f.lr2 : 1;
   static constexpr int w01 = ht_weight (d, 1, 0);
   static constexpr int w02 = ht_weight (d, 2, 0);
-  static_assert (f.min_shift <= kS, "shear below the kernel's reach");
+  static_assert (f.min_shift <= S, "shear below the kernel's reach");
+  static_assert (S % 2 == 0 && (S * kRows) % kC == 0,
+      "rows must start on 2-byte boundaries, boundary chunks stay aligned");
   static_assert (f.r0 <= 2 && f.lr1 <= 2 && f.rr1 <= 2 && f.lr2 <= 2 &&
       f.rr2 <= 2, "footprint beyond two columns");
 };
@@ -400,10 +408,10 @@ struct Shared {
   int ticket, last;
 };
 
-template <HalftoneKernel KK>
+template <HalftoneKernel KK, int S>
 struct State {
-  int a1[kRpl][Traits<KK>::L1];
-  int a2[kRpl][Traits<KK>::L2];
+  int a1[kRpl][Traits<KK, S>::L1];
+  int a2[kRpl][Traits<KK, S>::L2];
   int l1[kRpl], l2[kRpl];      /* e(x-1), e(x-2) */
 };
 
@@ -456,21 +464,21 @@ put_sample (uint32_t (&w)[N], int j, int o, const Ctx &c)
 }
 
 /* Steps T .. T+kC-1 of the lane's rows. in/hi: the chunk's input and history
- * bytes per row (column x0 + 4g + b in byte b of word g, x0 = T - kS i);
+ * bytes per row (column x0 + 4g + b in byte b of word g, x0 = T - S i);
  * out: the outputs, same layout. up: the up ring slot (zeros for strip 0),
  * read by every lane, used by lane 0; down: the down ring slot, where lane
  * 31 stores its last two rows' errors (null for the other lanes and without
  * a strip below: a predicated store, no branch in the step, and no lane
  * writes what another writes). MASK: some pixel of the chunk is outside the
  * plane (its error is 0, its output unused). */
-template <HalftoneKernel KK, int B, bool BIN, bool TEMP, bool MASK>
+template <HalftoneKernel KK, int S, int B, bool BIN, bool TEMP, bool MASK>
 __device__ __forceinline__ void
-compute_chunk (State<KK> &st, const uint32_t (&in)[kRpl][kWB<B>],
+compute_chunk (State<KK, S> &st, const uint32_t (&in)[kRpl][kWB<B>],
     const uint32_t (&hi)[kRpl][kWB<B>], uint32_t (&out)[kRpl][kWB<B>],
     const typename Smp<B>::E *up, typename Smp<B>::E *down, int T,
     const Ctx &c)
 {
-  using Tr = Traits<KK>;
+  using Tr = Traits<KK, S>;
   /* the numerators' offset: a constant for 8-bit */
   const int off = B == 1 ? kHtOffset : c.offset;
   /* MASK: bit j of inside[r] says whether step j of row r is inside the
@@ -480,7 +488,7 @@ compute_chunk (State<KK> &st, const uint32_t (&in)[kRpl][kWB<B>],
   for (int r = 0; r < kRpl; r++) {
     inside[r] = 0;
     if constexpr (MASK) {
-      const int x0 = T - kS * (c.lane * kRpl + r);
+      const int x0 = T - S * (c.lane * kRpl + r);
       const int lo = max (0, -x0), hi = min (kC, c.width - x0);
       if (c.lane * kRpl + r < c.nrows && hi > lo)
         inside[r] = (hi >= 32 ? ~0u : (1u << hi) - 1) & ~((1u << lo) - 1);
@@ -499,14 +507,14 @@ compute_chunk (State<KK> &st, const uint32_t (&in)[kRpl][kWB<B>],
       const int b = sample_of<B> (in[r], j, c);
       /* everything but the left neighbour's error, off the critical path */
       int q = Tr::D * (b * kHtOne + off) + Tr::D / 2;
-      q += tap<KK, -2, 1, kS - 3> (st.a1[r]) + tap<KK, -1, 1, kS - 2> (st.a1[r]) +
-          tap<KK, 0, 1, kS - 1> (st.a1[r]) + tap<KK, 1, 1, kS> (st.a1[r]) +
-          tap<KK, 2, 1, kS + 1> (st.a1[r]);
+      q += tap<KK, -2, 1, S - 3> (st.a1[r]) + tap<KK, -1, 1, S - 2> (st.a1[r]) +
+          tap<KK, 0, 1, S - 1> (st.a1[r]) + tap<KK, 1, 1, S> (st.a1[r]) +
+          tap<KK, 2, 1, S + 1> (st.a1[r]);
       if constexpr (Tr::two)
-        q += tap<KK, -2, 2, 2 * kS - 3> (st.a2[r]) +
-            tap<KK, -1, 2, 2 * kS - 2> (st.a2[r]) +
-            tap<KK, 0, 2, 2 * kS - 1> (st.a2[r]) +
-            tap<KK, 1, 2, 2 * kS> (st.a2[r]) + tap<KK, 2, 2, 2 * kS + 1> (st.a2[r]);
+        q += tap<KK, -2, 2, 2 * S - 3> (st.a2[r]) +
+            tap<KK, -1, 2, 2 * S - 2> (st.a2[r]) +
+            tap<KK, 0, 2, 2 * S - 1> (st.a2[r]) +
+            tap<KK, 1, 2, 2 * S> (st.a2[r]) + tap<KK, 2, 2, 2 * S + 1> (st.a2[r]);
       if constexpr (Tr::w02 != 0)
         q += Tr::w02 * st.l2[r];
       /* vo = v + kHtOffset; the error is vo - (kHtOffset + 128 out), so
@@ -550,7 +558,7 @@ compute_chunk (State<KK> &st, const uint32_t (&in)[kRpl][kWB<B>],
       e[r] = ee;
     }
     /* what each row receives: the new error of the row above (at column
-     * x + kS) and what that row received (row two above, column x + 2 kS) */
+     * x + S) and what that row received (row two above, column x + 2 S) */
     int in1[kRpl], in2[kRpl];
     const int u1 = up[kC + j];
     int s1 = __shfl_up_sync (kFull, e[kRpl - 1], 1);
@@ -625,7 +633,30 @@ ld_word (const uint8_t *row, int xg, int step, bool vec, int width,
   return v;
 }
 
-template <int B>
+/* 8-bit rows that start 2 bytes off a word (shear 2: the odd rows), with
+ * 32-bit access possible: 16-bit halves of 2 samples at xh (even, so a half
+ * is inside or outside a left edge as a whole), bytes where a half crosses
+ * a right edge of odd width. */
+__device__ __forceinline__ uint32_t
+ld_half (const uint8_t *row, int xh, int width, bool use_ldg)
+{
+  if (xh >= 0 && xh + 2 <= width) {
+    const uint16_t *a = reinterpret_cast<const uint16_t *> (row + xh);
+    return use_ldg ? __ldg (a) : *a;
+  }
+  return xh >= 0 && xh < width ? (uint32_t) (use_ldg ? __ldg (row + xh) : row[xh]) : 0u;
+}
+
+__device__ __forceinline__ void
+st_half (uint8_t *row, int xh, int width, uint32_t v)
+{
+  if (xh >= 0 && xh + 2 <= width)
+    *reinterpret_cast<uint16_t *> (row + xh) = (uint16_t) v;
+  else if (xh >= 0 && xh < width)
+    row[xh] = (uint8_t) v;
+}
+
+template <int S, int B>
 __device__ __forceinline__ void
 load_chunk (const uint8_t *base, size_t pitch, int step, bool vec, int width,
     int y0, int T, const Ctx &c, uint32_t (&w)[kRpl][kWB<B>], bool use_ldg)
@@ -634,14 +665,21 @@ load_chunk (const uint8_t *base, size_t pitch, int step, bool vec, int width,
 #pragma unroll
   for (int r = 0; r < kRpl; r++) {
     const int i = c.lane * kRpl + r;
-    const int x0 = T - kS * i;
+    const int x0 = T - S * i;
+    /* (S i) mod 4 is S r mod 4: the lane's part is a multiple of 4 */
+    const bool half = B == 1 && (S * r) % 4 != 0;
 #pragma unroll
     for (int g = 0; g < kWB<B>; g++)
       w[r][g] = 0;
     if (i >= c.nrows || x0 >= width || x0 + kC <= 0)
       continue;
     const uint8_t *row = base + (size_t) (y0 + i) * pitch;
-    if (vec && x0 >= 0 && x0 + kC <= width) {
+    if (vec && half) {
+#pragma unroll
+      for (int g = 0; g < kWB<B>; g++)
+        w[r][g] = ld_half (row, x0 + 4 * g, width, use_ldg) |
+            ld_half (row, x0 + 4 * g + 2, width, use_ldg) << 16;
+    } else if (vec && x0 >= 0 && x0 + kC <= width) {
       const uint32_t *a = reinterpret_cast<const uint32_t *> (row + x0 * B);
 #pragma unroll
       for (int g = 0; g < kWB<B>; g++)
@@ -683,7 +721,7 @@ st_word (uint8_t *row, int xg, int step, bool vec, int width, uint32_t v)
   }
 }
 
-template <int B>
+template <int S, int B>
 __device__ __forceinline__ void
 store_chunk (uint8_t *base, size_t pitch, int step, bool vec, int width,
     int y0, int T, const Ctx &c, const uint32_t (&w)[kRpl][kWB<B>])
@@ -692,11 +730,18 @@ store_chunk (uint8_t *base, size_t pitch, int step, bool vec, int width,
 #pragma unroll
   for (int r = 0; r < kRpl; r++) {
     const int i = c.lane * kRpl + r;
-    const int x0 = T - kS * i;
+    const int x0 = T - S * i;
+    const bool half = B == 1 && (S * r) % 4 != 0;
     if (i >= c.nrows || x0 >= width || x0 + kC <= 0)
       continue;
     uint8_t *row = base + (size_t) (y0 + i) * pitch;
-    if (vec && x0 >= 0 && x0 + kC <= width) {
+    if (vec && half) {
+#pragma unroll
+      for (int g = 0; g < kWB<B>; g++) {
+        st_half (row, x0 + 4 * g, width, w[r][g]);
+        st_half (row, x0 + 4 * g + 2, width, w[r][g] >> 16);
+      }
+    } else if (vec && x0 >= 0 && x0 + kC <= width) {
       uint32_t *a = reinterpret_cast<uint32_t *> (row + x0 * B);
 #pragma unroll
       for (int g = 0; g < kWB<B>; g++)
@@ -715,16 +760,16 @@ store_chunk (uint8_t *base, size_t pitch, int step, bool vec, int width,
   }
 }
 
-/* Chunks of a strip: steps -kC .. t_last, t_last = W-1 + kS (nrows-1), the
+/* Chunks of a strip: steps -kC .. t_last, t_last = W-1 + S (nrows-1), the
  * first one only fills the windows from the strip above. */
 __device__ __forceinline__ int
-strip_chunks (int width, int nrows)
+strip_chunks (int width, int nrows, int S)
 {
-  const int t_last = width - 1 + kS * (nrows - 1);
+  const int t_last = width - 1 + S * (nrows - 1);
   return (t_last + kC) / kC + 1;
 }
 
-template <HalftoneKernel KK, int B, bool BIN, bool TEMP>
+template <HalftoneKernel KK, int S, int B, bool BIN, bool TEMP>
 __device__ void
 compute_strip (const Params &p, const PlaneP &pp, int s,
     Shared<typename Smp<B>::E> &sm, int up_i, int down_i)
@@ -743,24 +788,24 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
   const int y0 = s * kRows;
   c.nrows = min (kRows, pp.height - y0);
   const bool has_up = s > 0, has_down = s + 1 < pp.strips;
-  const int nch = strip_chunks (pp.width, c.nrows);
+  const int nch = strip_chunks (pp.width, c.nrows, S);
 
-  State<KK> st;
+  State<KK, S> st;
 #pragma unroll
   for (int r = 0; r < kRpl; r++) {
 #pragma unroll
-    for (int m = 0; m < Traits<KK>::L1; m++)
+    for (int m = 0; m < Traits<KK, S>::L1; m++)
       st.a1[r][m] = 0;
 #pragma unroll
-    for (int m = 0; m < Traits<KK>::L2; m++)
+    for (int m = 0; m < Traits<KK, S>::L2; m++)
       st.a2[r][m] = 0;
     st.l1[r] = st.l2[r] = 0;
   }
   uint32_t inb[kRpl][kWb], hib[kRpl][kWb], ob[kRpl][kWb];
-  load_chunk<B> (pp.src, pp.src_pitch, pp.src_step, pp.src_vec, pp.width, y0,
+  load_chunk<S, B> (pp.src, pp.src_pitch, pp.src_step, pp.src_vec, pp.width, y0,
       -kC, c, inb, true);
   if constexpr (TEMP)
-    load_chunk<B> (pp.hist, pp.hist_pitch, B, pp.hist_vec, pp.width, y0, -kC,
+    load_chunk<S, B> (pp.hist, pp.hist_pitch, B, pp.hist_vec, pp.width, y0, -kC,
         c, hib, false);
   else
 #pragma unroll
@@ -773,10 +818,10 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
     const int T = -kC + n * kC;
     /* next chunk's input, in flight while this one computes */
     uint32_t inn[kRpl][kWb], hin[kRpl][kWb];
-    load_chunk<B> (pp.src, pp.src_pitch, pp.src_step, pp.src_vec, pp.width, y0,
+    load_chunk<S, B> (pp.src, pp.src_pitch, pp.src_step, pp.src_vec, pp.width, y0,
         T + kC, c, inn, true);
     if constexpr (TEMP)
-      load_chunk<B> (pp.hist, pp.hist_pitch, B, pp.hist_vec, pp.width, y0,
+      load_chunk<S, B> (pp.hist, pp.hist_pitch, B, pp.hist_vec, pp.width, y0,
           T + kC, c, hin, false);
 
     const E *up = sm.zero;
@@ -794,20 +839,20 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
         down = sm.down[slot_of (down_i + n)];
     }
     HT_TRACE (pp.first_strip + s, kTrGo, n);
-    const bool interior = c.nrows == kRows && T - kS * (kRows - 1) >= 0 &&
+    const bool interior = c.nrows == kRows && T - S * (kRows - 1) >= 0 &&
         T + kC <= pp.width;
     if (interior)
-      compute_chunk<KK, B, BIN, TEMP, false> (st, inb, hib, ob, up, down, T, c);
+      compute_chunk<KK, S, B, BIN, TEMP, false> (st, inb, hib, ob, up, down, T, c);
     else
-      compute_chunk<KK, B, BIN, TEMP, true> (st, inb, hib, ob, up, down, T, c);
+      compute_chunk<KK, S, B, BIN, TEMP, true> (st, inb, hib, ob, up, down, T, c);
     if (has_up)
       ring_free (sm.up_ring, up_i + n);
     if (has_down)
       ring_fill (sm.down_ring, down_i + n);
-    store_chunk<B> (pp.dst, pp.dst_pitch, pp.dst_step, pp.dst_vec, pp.width,
+    store_chunk<S, B> (pp.dst, pp.dst_pitch, pp.dst_step, pp.dst_vec, pp.width,
         y0, T, c, ob);
     if (pp.hist)
-      store_chunk<B> (pp.hist, pp.hist_pitch, B, pp.hist_vec, pp.width, y0, T,
+      store_chunk<S, B> (pp.hist, pp.hist_pitch, B, pp.hist_vec, pp.width, y0, T,
           c, ob);
 #pragma unroll
     for (int r = 0; r < kRpl; r++)
@@ -828,7 +873,7 @@ prefetch_l2 (const void *p)
   asm volatile ("prefetch.global.L2 [%0];" : : "l" (p));
 }
 
-/* Packed hand-off (halftone_debug_packed_handoff, under evaluation): the
+/* Packed hand-off (halftone_debug_skss, under evaluation): the
  * strip boundary travels as 64-bit words that carry their launch's tag
  * beside the errors, so that a word is either wholly this launch's or
  * visibly not (a 64-bit store is single-copy atomic): no progress words,
@@ -877,7 +922,7 @@ wait_tagged (const unsigned long long *a, uint32_t tag,
   return v;
 }
 
-template <int B>
+template <int S, int B>
 __device__ void
 mover_packed (const Params &p, const PlaneP &pp, int s,
     Shared<typename Smp<B>::E> &sm, bool up_role, int ring_i, int nch,
@@ -894,11 +939,11 @@ mover_packed (const Params &p, const PlaneP &pp, int s,
     const unsigned long long *ub = bnd + (size_t) (s - 1) * NW * bw;
     for (int m = 0; m < nch; m++) {
       /* chunk m: column entries T + kHtPad + lane, row 62 at column
-       * T + lane + 2 kS, row 63 at T + lane + kS (as the fenced path) */
+       * T + lane + 2 S, row 63 at T + lane + S (as the fenced path) */
       const int T = -kC + m * kC;
       ring_wait_empty (sm.up_ring, ring_i + m, p.watchdog_ns);
       const int idx = T + lane + kHtPad;
-      const int c62 = T + lane + 2 * kS, c63 = T + lane + kS;
+      const int c62 = T + lane + 2 * S, c63 = T + lane + S;
       const bool in62 = c62 >= 0 && c62 < W, in63 = c63 >= 0 && c63 < W;
       int v62 = 0, v63 = 0;
       if constexpr (B == 1) {
@@ -927,7 +972,7 @@ mover_packed (const Params &p, const PlaneP &pp, int s,
       ring_wait_full (sm.down_ring, ring_i + n, p.watchdog_ns);
       const int T = -kC + n * kC;
       const E *slot = sm.down[slot_of (ring_i + n)];
-      const int idx = T - kS * kRows + kHtPad + lane;
+      const int idx = T - S * kRows + kHtPad + lane;
       const bool in = idx >= 0 && idx < pp.bw;
       int v62 = 0, v63 = 0;
       if (in) {
@@ -949,7 +994,7 @@ mover_packed (const Params &p, const PlaneP &pp, int s,
   }
 }
 
-template <int B>
+template <int S, int B>
 __device__ void
 mover_strip (const Params &p, const PlaneP &pp, int s,
     Shared<typename Smp<B>::E> &sm, bool up_role, int ring_i, uint32_t tag)
@@ -960,7 +1005,7 @@ mover_strip (const Params &p, const PlaneP &pp, int s,
   const int nrows = min (kRows, pp.height - y0);
   const int W = pp.width;
   const bool has_up = s > 0, has_down = s + 1 < pp.strips;
-  const int nch = strip_chunks (W, nrows);
+  const int nch = strip_chunks (W, nrows, S);
 
   /* the strip's input (and history) into L2 while it waits for the strip
    * above: the compute warp's loads then come from L2 */
@@ -977,7 +1022,7 @@ mover_strip (const Params &p, const PlaneP &pp, int s,
   }
 
   if (p.packed) {
-    mover_packed<B> (p, pp, s, sm, up_role, ring_i, nch, tag);
+    mover_packed<S, B> (p, pp, s, sm, up_role, ring_i, nch, tag);
     return;
   }
   const uint32_t *up_word = p.progress + pp.first_strip + s - 1;
@@ -996,7 +1041,7 @@ mover_strip (const Params &p, const PlaneP &pp, int s,
       const int T = -kC + m * kC;
       ring_wait_empty (sm.up_ring, ring_i + m, p.watchdog_ns);
       if (lane == 0) {
-        const int need = min (T + kC + kS, W);
+        const int need = min (T + kC + S, W);
         Watchdog wd;
         while (need > 0 && (int) ld_acquire_gpu (up_word) < need) {
           __nanosleep (32);
@@ -1009,7 +1054,7 @@ mover_strip (const Params &p, const PlaneP &pp, int s,
 #pragma unroll
       for (int row = 0; row < 2; row++) {
         const int idx = T + lane + kHtPad;
-        const int col = T + lane + (row == 0 ? 2 * kS : kS);
+        const int col = T + lane + (row == 0 ? 2 * S : S);
         E v = 0;
         if (col >= 0 && col < W)
           v = __ldcg (ub + (size_t) row * pp.bw + idx);
@@ -1023,7 +1068,7 @@ mover_strip (const Params &p, const PlaneP &pp, int s,
       ring_wait_full (sm.down_ring, ring_i + n, p.watchdog_ns);
       const int T = -kC + n * kC;
       const E *slot = sm.down[slot_of (ring_i + n)];
-      const int idx = T - kS * kRows + kHtPad + lane;
+      const int idx = T - S * kRows + kHtPad + lane;
       const bool in = idx >= 0 && idx < pp.bw;
       E v0 = 0, v1 = 0;
       if (in) {
@@ -1039,7 +1084,7 @@ mover_strip (const Params &p, const PlaneP &pp, int s,
       }
       __syncwarp ();
       if (lane == 0) {
-        const int cnt = max (0, min (T + kC - kS * (kRows - 1), W));
+        const int cnt = max (0, min (T + kC - S * (kRows - 1), W));
         if (cnt > published) {
           __threadfence ();
           st_release_gpu (my_word, (uint32_t) cnt);
@@ -1051,7 +1096,7 @@ mover_strip (const Params &p, const PlaneP &pp, int s,
   }
 }
 
-template <HalftoneKernel KK, int B, bool BIN, bool TEMP>
+template <HalftoneKernel KK, int S, int B, bool BIN, bool TEMP>
 __global__ void __launch_bounds__ (kHtThreads)
 ht_skss (const Params p)
 {
@@ -1081,11 +1126,12 @@ ht_skss (const Params p)
     if (threadIdx.x == 0)
       HT_TRACE (pp.first_strip + strip, kTrMisc, 0);
     if (warp == 0)
-      compute_strip<KK, B, BIN, TEMP> (p, pp, strip, sm, up_i, down_i);
+      compute_strip<KK, S, B, BIN, TEMP> (p, pp, strip, sm, up_i, down_i);
     else
-      mover_strip<B> (p, pp, strip, sm, warp == 1, warp == 1 ? up_i : down_i,
+      mover_strip<S, B> (p, pp, strip, sm, warp == 1, warp == 1 ? up_i : down_i,
           tag);
-    const int nch = strip_chunks (pp.width, min (kRows, pp.height - strip * kRows));
+    const int nch = strip_chunks (pp.width, min (kRows, pp.height - strip * kRows),
+        S);
     if (threadIdx.x == 0)
       HT_TRACE (pp.first_strip + strip, kTrMisc, 1);
     up_i += strip > 0 ? nch : 0;
@@ -1284,20 +1330,31 @@ aligned4 (const void *ptr, size_t pitch, int height)
   return (uintptr_t) ptr % 4 == 0 && (height <= 1 || pitch % 4 == 0);
 }
 
+template <HalftoneKernel KK, int S, int B>
+Status
+launch_skss (const Params &p, int grid, cudaStream_t stream, bool bin, bool temp)
+{
+  if (bin && temp)
+    ht_skss<KK, S, B, true, true><<<grid, kHtThreads, 0, stream>>> (p);
+  else if (bin)
+    ht_skss<KK, S, B, true, false><<<grid, kHtThreads, 0, stream>>> (p);
+  else if (temp)
+    ht_skss<KK, S, B, false, true><<<grid, kHtThreads, 0, stream>>> (p);
+  else
+    ht_skss<KK, S, B, false, false><<<grid, kHtThreads, 0, stream>>> (p);
+  CIP_LAUNCH_CHECK (stream, "ht_skss");
+  return Status::ok;
+}
+
 template <HalftoneKernel KK, int B>
 Status
 run_skss (const Params &p, int grid, cudaStream_t stream, bool bin, bool temp)
 {
-  if (bin && temp)
-    ht_skss<KK, B, true, true><<<grid, kHtThreads, 0, stream>>> (p);
-  else if (bin)
-    ht_skss<KK, B, true, false><<<grid, kHtThreads, 0, stream>>> (p);
-  else if (temp)
-    ht_skss<KK, B, false, true><<<grid, kHtThreads, 0, stream>>> (p);
-  else
-    ht_skss<KK, B, false, false><<<grid, kHtThreads, 0, stream>>> (p);
-  CIP_LAUNCH_CHECK (stream, "ht_skss");
-  return Status::ok;
+  if constexpr (Traits<KK>::f.min_shift <= 2) {
+    if (p.shear2)
+      return launch_skss<KK, 2, B> (p, grid, stream, bin, temp);
+  }
+  return launch_skss<KK, kS, B> (p, grid, stream, bin, temp);
 }
 
 template <HalftoneKernel KK>
@@ -1569,7 +1626,8 @@ halftone_planes (const HalftonePlane *planes, int n_planes,
   p.levels = opt.levels;
   p.lmagic = ht_level_magic (opt.levels);
   p.watchdog_ns = ht_watchdog_ns ();
-  p.packed = ht_debug_packed_handoff ();
+  p.packed = (ht_debug_skss () & halftone_skss_packed) != 0;
+  p.shear2 = (ht_debug_skss () & halftone_skss_shear2) != 0;
   p.band = ht_reads_history (opt) ?
       halftone_hysteresis (opt.levels, opt.temporal_stability,
           depth) : 0;

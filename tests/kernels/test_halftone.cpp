@@ -393,10 +393,12 @@ bool
 skss_model (const ImageView &src, uint8_t *dst, size_t dst_pitch,
     const uint8_t *hist_in, uint8_t *hist_out, size_t hist_pitch,
     HalftoneKernel kern, int levels, int band, uint32_t seed,
-    bool packed = false)
+    unsigned variants = 0)
 {
   using namespace cip::detail;
-  constexpr int R = kHtRowsPerLane, RS = kHtStripRows, C = kHtChunk, S = kHtShift;
+  constexpr int R = kHtRowsPerLane, RS = kHtStripRows, C = kHtChunk;
+  const int S = ht_skss_shift (kern, variants);
+  const bool packed = (variants & cip::halftone_skss_packed) != 0;
   constexpr short kUnwritten = 32767;   /* |error| <= 32640 */
   const HtKernelDef d = ht_kernel_def (kern);
   const HtFootprint f = ht_footprint (kern);
@@ -1029,13 +1031,13 @@ GST_START_TEST (test_skss_model)
         HalftonePlane p = plane (src.view (1), a);
         fail_unless (cip::ref::halftone (&p, 1, options (k, levels)) == Status::ok);
         const std::string what = describe ("model", k, levels, sz.w, sz.h);
-        for (bool packed : { false, true }) {
+        /* every combination of halftone_debug_skss's variants */
+        for (unsigned v = 0; v < 4; v++) {
           std::fill (b.bytes.begin (), b.bytes.end (), 0xA5);
           fail_unless (skss_model (src.view (1), b.bytes.data (), b.pitch, nullptr, nullptr,
-                  0, k, levels, 0, 17 + n++, packed), "%s%s", what.c_str (),
-              packed ? " packed" : "");
+                  0, k, levels, 0, 17 + n++, v), "%s variants %u", what.c_str (), v);
           fail_unless (testutil::equal_2d (a.bytes.data (), a.pitch, b.bytes.data (), b.pitch,
-                  sz.w, sz.h, what), "%s%s", what.c_str (), packed ? " packed" : "");
+                  sz.w, sz.h, what), "%s variants %u", what.c_str (), v);
         }
         /* with temporal stability: a history from another picture */
         HostImage h0 = testutil::make_image (sz.w, sz.h, Content::zeros, 1, 1, 0);
@@ -1668,24 +1670,25 @@ const HalftoneAlgorithm gpu_algos[] = { HalftoneAlgorithm::automatic,
   HalftoneAlgorithm::single_block };
 
 /* Stream and one workspace (prepared once) shared by every call of a test.
- * handoff: the skss hand-off between strips, 0 fenced (the default), 1
- * packed (halftone_debug_packed_handoff); the loop tests run once with each
- * (their loop index). */
-constexpr int kHandoffs = 2;
+ * variant: which skss runs, 0 the default, 1 the variants under evaluation
+ * (halftone_debug_skss: packed hand-off and shear 2); the loop tests run
+ * once with each (their loop index). */
+constexpr int kSkssVariants = 2;
 struct Gpu {
   cudaStream_t stream = nullptr;
   DevBuf ws;
-  bool packed;
-  explicit Gpu (size_t ws_bytes = 64u << 20, int handoff = 0)
-      : ws (ws_bytes), packed (handoff == 1) {
+  unsigned skss;
+  explicit Gpu (size_t ws_bytes = 64u << 20, int variant = 0)
+      : ws (ws_bytes), skss (variant == 1 ? cip::halftone_skss_packed |
+          cip::halftone_skss_shear2 : 0u) {
     CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
     fail_unless (cip::halftone_workspace_init (ws.p, ws.n, stream) == Status::ok);
-    cip::halftone_debug_packed_handoff (packed);
+    cip::halftone_debug_skss (skss);
   }
   ~Gpu () {
     cudaStreamSynchronize (stream);
     cudaStreamDestroy (stream);
-    cip::halftone_debug_packed_handoff (false);
+    cip::halftone_debug_skss (0);
   }
 };
 
@@ -1744,7 +1747,7 @@ gpu_matches (Gpu &g, const Call &call, const HalftoneOptions &o,
   std::vector<HalftonePlane> dp = call.mapped (dev_to);
   fail_unless (cip::halftone_workspace_bytes (dp.data (), (int) dp.size ()) <= g.ws.n);
   const std::string w = what + " " + cip::halftone_algorithm_name (algo) +
-      (g.packed ? " (packed hand-off)" : "");
+      (g.skss ? " (skss packed, shear 2)" : "");
   Status st = cip::halftone (dp.data (), (int) dp.size (), o, g.ws.p, g.ws.n,
       g.stream, algo);
   if (st != Status::ok) {
@@ -1783,8 +1786,8 @@ gpu_check (Gpu &g, Call &call, std::vector<std::vector<uint8_t> *> outs,
     for (auto *b : outs)
       std::fill (b->begin (), b->end (), poison);
     for (HalftoneAlgorithm a : algos) {
-      /* only skss hands strips over */
-      if (g.packed && (a == HalftoneAlgorithm::wavefront ||
+      /* the variants are skss's */
+      if (g.skss && (a == HalftoneAlgorithm::wavefront ||
               a == HalftoneAlgorithm::single_block))
         continue;
       fail_unless (gpu_matches (g, call, o, a, what), "%s", what.c_str ());
@@ -2513,21 +2516,21 @@ halftone_suite (void)
   TCase *gpu = tcase_create ("gpu");
 #ifdef HAVE_CUDA
   tcase_add_test (gpu, test_gpu_invalid_arguments);
-  tcase_add_loop_test (gpu, test_gpu_kernels_levels_sizes, 0, kHandoffs);
-  tcase_add_loop_test (gpu, test_gpu_video_sizes, 0, kHandoffs);
-  tcase_add_loop_test (gpu, test_gpu_multiplane, 0, kHandoffs);
+  tcase_add_loop_test (gpu, test_gpu_kernels_levels_sizes, 0, kSkssVariants);
+  tcase_add_loop_test (gpu, test_gpu_video_sizes, 0, kSkssVariants);
+  tcase_add_loop_test (gpu, test_gpu_multiplane, 0, kSkssVariants);
   tcase_add_test (gpu, test_gpu_steps_unaligned);
   tcase_add_test (gpu, test_gpu_ordered);
-  tcase_add_loop_test (gpu, test_gpu_repeatable, 0, kHandoffs);
-  tcase_add_loop_test (gpu, test_gpu_capped_grid, 0, kHandoffs);
-  tcase_add_loop_test (gpu, test_gpu_temporal_sequence, 0, kHandoffs);
+  tcase_add_loop_test (gpu, test_gpu_repeatable, 0, kSkssVariants);
+  tcase_add_loop_test (gpu, test_gpu_capped_grid, 0, kSkssVariants);
+  tcase_add_loop_test (gpu, test_gpu_temporal_sequence, 0, kSkssVariants);
   tcase_add_test (gpu, test_gpu_rgb_luma);
   tcase_add_test (gpu, test_gpu16_invalid_arguments);
-  tcase_add_loop_test (gpu, test_gpu16_kernels_levels_sizes, 0, kHandoffs);
-  tcase_add_loop_test (gpu, test_gpu16_video_sizes, 0, kHandoffs);
-  tcase_add_loop_test (gpu, test_gpu16_multiplane, 0, kHandoffs);
+  tcase_add_loop_test (gpu, test_gpu16_kernels_levels_sizes, 0, kSkssVariants);
+  tcase_add_loop_test (gpu, test_gpu16_video_sizes, 0, kSkssVariants);
+  tcase_add_loop_test (gpu, test_gpu16_multiplane, 0, kSkssVariants);
   tcase_add_test (gpu, test_gpu16_ordered);
-  tcase_add_loop_test (gpu, test_gpu16_temporal_capped_repeat, 0, kHandoffs);
+  tcase_add_loop_test (gpu, test_gpu16_temporal_capped_repeat, 0, kSkssVariants);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;

@@ -238,11 +238,16 @@ Status halftone (const HalftonePlane *planes, int n_planes,
  * default, removes the cap. */
 void halftone_debug_max_workers (int n);
 
-/* Testing and benchmarking only: later skss launches in this process hand
- * strip boundaries over as tagged 64-bit words, without progress words or
- * fences (under evaluation; off, the default, keeps the fenced hand-off).
- * The output is the same either way. */
-void halftone_debug_packed_handoff (bool on);
+/* Testing and benchmarking only: skss variants under evaluation, for later
+ * launches in this process (an OR of these; 0, the default, runs neither).
+ * halftone_skss_packed hands strip boundaries over as tagged 64-bit words,
+ * without progress words or fences; halftone_skss_shear2 runs the kernels
+ * whose reach allows it (Floyd-Steinberg, Sierra Lite, Atkinson) with rows
+ * 2 columns apart instead of 4: a shorter chain of dependent steps. The
+ * output is the same either way. */
+constexpr unsigned halftone_skss_packed = 1u;
+constexpr unsigned halftone_skss_shear2 = 2u;
+void halftone_debug_skss (unsigned variants);
 
 namespace ref {
 /* CPU reference: same semantics, host pointers, bit-identical output (and
