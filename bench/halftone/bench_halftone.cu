@@ -266,14 +266,22 @@ emit (Context &cx, const Case &c, const std::string &variant, double ms,
   cx.json->write (f);
 }
 
-void
-bench_case (Context &cx, Case &c, bool profile, bool probe)
+/* The case's planes as the kernels see them, with a workspace for them. */
+std::vector<cip::HalftonePlane>
+prepare (Context &cx, const Case &c)
 {
   std::vector<cip::HalftonePlane> dp;
   for (const Plane &p : c.planes)
     dp.push_back (dev_plane (p, c.stability > 0));
   cx.ws.ensure (cip::halftone_workspace_bytes (dp.data (), (int) dp.size ()),
       cip::halftone_workspace_init, cx.stream);
+  return dp;
+}
+
+void
+bench_case (Context &cx, Case &c, bool profile, bool probe)
+{
+  const std::vector<cip::HalftonePlane> dp = prepare (cx, c);
   const cip::HalftoneOptions o = options_of (c);
   if (profile) {
     for (int k = 0; k < 3; k++)
@@ -364,11 +372,7 @@ void trace_report (Context &cx, const Case &c, unsigned skss, const Trace &tr);
 void
 trace_case (Context &cx, Case &c)
 {
-  std::vector<cip::HalftonePlane> dp;
-  for (const Plane &p : c.planes)
-    dp.push_back (dev_plane (p, c.stability > 0));
-  cx.ws.ensure (cip::halftone_workspace_bytes (dp.data (), (int) dp.size ()),
-      cip::halftone_workspace_init, cx.stream);
+  const std::vector<cip::HalftonePlane> dp = prepare (cx, c);
   const cip::HalftoneOptions o = options_of (c);
   static Trace tr;
   for (unsigned v = 0; v < 4; v++) {

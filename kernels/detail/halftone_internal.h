@@ -270,12 +270,11 @@ constexpr int kHtMaxSide = 65535;
  * column entry, row 62's and row 63's int16 errors in the low half; 16-bit
  * planes: two words, row 62's then row 63's int32 error. A tag differs
  * between consecutive epochs (period 2^23 - 1) and can never be the high
- * half of anything else the boundary region holds: not 0 (a fresh
- * workspace), and not what the fenced hand-off leaves there when a
- * workspace changes hand-off, whose high halves are two 8-bit errors
- * (|e| <= 32640: bits 16..31 never 0x7f81 .. 0x807f) or one 16-bit error
- * (|e| < 2^23: bits 24..31 only 0x00 or 0xff); a tag's bits 16..31 are
- * 0x8000 .. 0x807f. */
+ * half of what the fenced hand-off leaves in the boundary region: two 8-bit
+ * errors (|e| <= 32640: bits 16..31 never 0x7f81 .. 0x807f) or one 16-bit
+ * error (|e| < 2^23: bits 24..31 only 0x00 or 0xff); a tag's bits 16..31
+ * are 0x8000 .. 0x807f, and it is never 0. Anything else (other layouts'
+ * regions) is zeroed before a packed launch (halftone.cu, pk_prepare). */
 CIP_HT_HD uint32_t
 ht_pk_tag (uint32_t epoch)
 {
@@ -348,6 +347,7 @@ ht_error_bytes (const HalftonePlane &p)
 struct HtLayout {
   size_t progress = 0;
   size_t bnd[halftone_max_planes] = {};
+  size_t bnd_bytes[halftone_max_planes] = {};
   size_t ring[halftone_max_planes] = {};
   int first_strip[halftone_max_planes] = {};
   int total_strips = 0;

@@ -268,11 +268,12 @@ ht_layout (const HalftonePlane *planes, int n_planes)
       continue;
     const int s = ht_strips (p.src.height);
     l.bnd[i] = off;
+    /* room for either hand-off: 2 rows of errors, or the packed one's
+     * tagged 64-bit words (8-bit: one a column, 16-bit: two) */
     if (s > 1)
-      /* room for either hand-off: 2 rows of errors, or the packed one's
-       * tagged 64-bit words (8-bit: one a column, 16-bit: two) */
-      off = align256 (off + (size_t) (s - 1) * 4 * ht_boundary_width (p.src.width) *
-          (size_t) ht_error_bytes (p));
+      l.bnd_bytes[i] = (size_t) (s - 1) * 4 * ht_boundary_width (p.src.width) *
+          (size_t) ht_error_bytes (p);
+    off = align256 (off + l.bnd_bytes[i]);
   }
   for (int i = 0; i < n_planes; i++) {
     const HalftonePlane &p = planes[i];

@@ -66,6 +66,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <mutex>
+#include <vector>
 
 #include "cip/halftone.h"
 #include "detail/check.cuh"
@@ -167,6 +169,8 @@ struct Traits {
   static_assert (f.min_shift <= S, "shear below the kernel's reach");
   static_assert (S % 2 == 0 && (S * kRows) % kC == 0,
       "rows must start on 2-byte boundaries, boundary chunks stay aligned");
+  static_assert ((kRpl * S) % 4 == 0,
+      "a row's offset from a word depends on its index in the lane only");
   static_assert (f.r0 <= 2 && f.lr1 <= 2 && f.rr1 <= 2 && f.lr2 <= 2 &&
       f.rr2 <= 2, "footprint beyond two columns");
 };
@@ -873,6 +877,26 @@ prefetch_l2 (const void *p)
   asm volatile ("prefetch.global.L2 [%0];" : : "l" (p));
 }
 
+/* Down mover, chunk i of the ring (step T): the errors of rows 62 and 63
+ * that go to column entry *idx of the boundary, out of the down ring, whose
+ * slot is then free for the compute warp; false where *idx is outside the
+ * boundary rows. */
+template <int S, typename E>
+__device__ __forceinline__ bool
+take_down (Shared<E> &sm, int i, int T, int bw, unsigned long long limit,
+    int *idx, int *v62, int *v63)
+{
+  const int lane = threadIdx.x & 31;
+  ring_wait_full (sm.down_ring, i, limit);
+  const E *slot = sm.down[slot_of (i)];
+  *idx = T - S * kRows + kHtPad + lane;
+  const bool in = *idx >= 0 && *idx < bw;
+  *v62 = in ? (int) slot[lane] : 0;
+  *v63 = in ? (int) slot[kC + lane] : 0;
+  ring_free (sm.down_ring, i);
+  return in;
+}
+
 /* Packed hand-off (halftone_debug_skss, under evaluation): the
  * strip boundary travels as 64-bit words that carry their launch's tag
  * beside the errors, so that a word is either wholly this launch's or
@@ -969,19 +993,9 @@ mover_packed (const Params &p, const PlaneP &pp, int s,
   } else if (!up_role && has_down) {
     unsigned long long *db = bnd + (size_t) s * NW * bw;
     for (int n = 0; n < nch; n++) {
-      ring_wait_full (sm.down_ring, ring_i + n, p.watchdog_ns);
-      const int T = -kC + n * kC;
-      const E *slot = sm.down[slot_of (ring_i + n)];
-      const int idx = T - S * kRows + kHtPad + lane;
-      const bool in = idx >= 0 && idx < pp.bw;
-      int v62 = 0, v63 = 0;
-      if (in) {
-        v62 = slot[lane];
-        v63 = slot[kC + lane];
-      }
-      /* the slot is read: the compute warp may refill it */
-      ring_free (sm.down_ring, ring_i + n);
-      if (in) {
+      int idx, v62, v63;
+      if (take_down<S> (sm, ring_i + n, -kC + n * kC, pp.bw, p.watchdog_ns,
+              &idx, &v62, &v63)) {
         if constexpr (B == 1) {
           st_relaxed_u64 (db + idx, ht_pk_pair (v62, v63, tag));
         } else {
@@ -1065,22 +1079,13 @@ mover_strip (const Params &p, const PlaneP &pp, int s,
   } else if (!up_role && has_down) {
     int published = 0;
     for (int n = 0; n < nch; n++) {
-      ring_wait_full (sm.down_ring, ring_i + n, p.watchdog_ns);
       const int T = -kC + n * kC;
-      const E *slot = sm.down[slot_of (ring_i + n)];
-      const int idx = T - S * kRows + kHtPad + lane;
-      const bool in = idx >= 0 && idx < pp.bw;
-      E v0 = 0, v1 = 0;
-      if (in) {
-        v0 = slot[lane];
-        v1 = slot[kC + lane];
-      }
-      /* the slot is read: the compute warp may refill it while this warp
-       * stores and publishes */
-      ring_free (sm.down_ring, ring_i + n);
-      if (in) {
-        __stcg (db + idx, v0);
-        __stcg (db + pp.bw + idx, v1);
+      int idx, v62, v63;
+      /* the slot is free again while this warp stores and publishes */
+      if (take_down<S> (sm, ring_i + n, T, pp.bw, p.watchdog_ns, &idx, &v62,
+              &v63)) {
+        __stcg (db + idx, (E) v62);
+        __stcg (db + pp.bw + idx, (E) v63);
       }
       __syncwarp ();
       if (lane == 0) {
@@ -1324,6 +1329,57 @@ ht_watchdog_ns ()
   return ns;
 }
 
+/* The packed hand-off trusts a word that carries this launch's tag. When
+ * the last skss launch on a workspace was packed, on planes of the same
+ * shape, every word a launch reads was written by that launch (another
+ * tag) or is being written by this one. Otherwise the boundary regions may
+ * hold anything (other regions' bytes under another layout; older packed
+ * words): they are zeroed first, in stream order. The last skss launch of
+ * each workspace is remembered here (the latest 64; one forgotten is only
+ * zeroed again); halftone_workspace_init forgets its workspace. */
+struct PkLast {
+  const void *ws;
+  std::vector<int> shape;
+};
+std::mutex g_pk_mu;
+std::vector<PkLast> g_pk_last;
+
+void
+pk_forget (const void *ws)
+{
+  std::lock_guard<std::mutex> lock (g_pk_mu);
+  g_pk_last.erase (std::remove_if (g_pk_last.begin (), g_pk_last.end (),
+          [ws] (const PkLast &l) { return l.ws == ws; }), g_pk_last.end ());
+}
+
+Status
+pk_prepare (const HalftonePlane *planes, int n_planes, const HtLayout &lay,
+    uint8_t *ws, bool packed, cudaStream_t cs)
+{
+  std::vector<int> shape;
+  for (int i = 0; i < n_planes; i++) {
+    const bool empty = ht_plane_empty (planes[i]);
+    shape.push_back (empty ? -1 : planes[i].src.width);
+    shape.push_back (empty ? -1 : planes[i].src.height);
+    shape.push_back (empty ? -1 : planes[i].src.bytes);
+  }
+  std::lock_guard<std::mutex> lock (g_pk_mu);
+  auto it = std::find_if (g_pk_last.begin (), g_pk_last.end (),
+      [ws] (const PkLast &l) { return l.ws == ws; });
+  const bool same = it != g_pk_last.end () && it->shape == shape;
+  if (it != g_pk_last.end ())
+    g_pk_last.erase (it);
+  if (!packed)
+    return Status::ok;
+  for (int i = 0; !same && i < n_planes; i++)
+    if (lay.bnd_bytes[i] > 0)
+      CIP_CUDA_TRY (cudaMemsetAsync (ws + lay.bnd[i], 0, lay.bnd_bytes[i], cs));
+  if (g_pk_last.size () >= 64)
+    g_pk_last.erase (g_pk_last.begin ());
+  g_pk_last.push_back (PkLast { ws, shape });
+  return Status::ok;
+}
+
 bool
 aligned4 (const void *ptr, size_t pitch, int height)
 {
@@ -1451,6 +1507,7 @@ halftone_workspace_init (void *d_ws, size_t ws_bytes, Stream stream)
     return Status::ok;
   if (!d_ws)
     return Status::invalid_argument;
+  pk_forget (d_ws);
   CIP_CUDA_TRY (cudaMemsetAsync (d_ws, 0, ws_bytes, (cudaStream_t) stream));
   return Status::ok;
 }
@@ -1626,8 +1683,9 @@ halftone_planes (const HalftonePlane *planes, int n_planes,
   p.levels = opt.levels;
   p.lmagic = ht_level_magic (opt.levels);
   p.watchdog_ns = ht_watchdog_ns ();
-  p.packed = (ht_debug_skss () & halftone_skss_packed) != 0;
-  p.shear2 = (ht_debug_skss () & halftone_skss_shear2) != 0;
+  const unsigned variants = ht_debug_skss ();
+  p.packed = (variants & halftone_skss_packed) != 0;
+  p.shear2 = (variants & halftone_skss_shear2) != 0;
   p.band = ht_reads_history (opt) ?
       halftone_hysteresis (opt.levels, opt.temporal_stability,
           depth) : 0;
@@ -1655,6 +1713,11 @@ halftone_planes (const HalftonePlane *planes, int n_planes,
   p.workers = grid;
   if (algo == HalftoneAlgorithm::automatic)
     algo = halftone_pick (planes, n_planes, opt);
+  if (algo == HalftoneAlgorithm::skss) {
+    const Status st = pk_prepare (planes, n_planes, lay, ws, p.packed, cs);
+    if (st != Status::ok)
+      return st;
+  }
 
   switch (opt.kernel) {
     case HalftoneKernel::floyd_steinberg:

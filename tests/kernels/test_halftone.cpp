@@ -1670,17 +1670,19 @@ const HalftoneAlgorithm gpu_algos[] = { HalftoneAlgorithm::automatic,
   HalftoneAlgorithm::single_block };
 
 /* Stream and one workspace (prepared once) shared by every call of a test.
- * variant: which skss runs, 0 the default, 1 the variants under evaluation
- * (halftone_debug_skss: packed hand-off and shear 2); the loop tests run
- * once with each (their loop index). */
-constexpr int kSkssVariants = 2;
+ * variant: which skss runs (halftone_debug_skss), 0 the default, 1 both
+ * variants under evaluation (packed hand-off, shear 2), 2 shear 2 with the
+ * default hand-off (packed alone: variant 1 on the kernels shear 2 does not
+ * serve); the loop tests run once with each (their loop index). */
+constexpr int kSkssVariants = 3;
+constexpr unsigned kSkssOf[kSkssVariants] = { 0u,
+  cip::halftone_skss_packed | cip::halftone_skss_shear2, cip::halftone_skss_shear2 };
 struct Gpu {
   cudaStream_t stream = nullptr;
   DevBuf ws;
   unsigned skss;
   explicit Gpu (size_t ws_bytes = 64u << 20, int variant = 0)
-      : ws (ws_bytes), skss (variant == 1 ? cip::halftone_skss_packed |
-          cip::halftone_skss_shear2 : 0u) {
+      : ws (ws_bytes), skss (kSkssOf[variant]) {
     CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
     fail_unless (cip::halftone_workspace_init (ws.p, ws.n, stream) == Status::ok);
     cip::halftone_debug_skss (skss);
@@ -1747,7 +1749,7 @@ gpu_matches (Gpu &g, const Call &call, const HalftoneOptions &o,
   std::vector<HalftonePlane> dp = call.mapped (dev_to);
   fail_unless (cip::halftone_workspace_bytes (dp.data (), (int) dp.size ()) <= g.ws.n);
   const std::string w = what + " " + cip::halftone_algorithm_name (algo) +
-      (g.skss ? " (skss packed, shear 2)" : "");
+      (g.skss ? " (skss variants " + std::to_string (g.skss) + ")" : "");
   Status st = cip::halftone (dp.data (), (int) dp.size (), o, g.ws.p, g.ws.n,
       g.stream, algo);
   if (st != Status::ok) {
@@ -1967,7 +1969,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_gpu_steps_unaligned)
 {
-  Gpu g;
+  Gpu g (64u << 20, __i__);
   for (HalftoneKernel k : { HalftoneKernel::floyd_steinberg, HalftoneKernel::stucki,
           HalftoneKernel::sierra_lite })
     for (int step : { 1, 2, 3, 4 })
@@ -2065,6 +2067,30 @@ GST_START_TEST (test_gpu_capped_grid)
 }
 GST_END_TEST;
 
+/* One workspace through the skss variants and two layouts in turn: the
+ * packed hand-off must not trust a word that another layout or the other
+ * hand-off left there (Floyd-Steinberg: shear 2 or 4; Jarvis: 4). */
+GST_START_TEST (test_gpu_variant_switch)
+{
+  Gpu g;
+  HostImage a = testutil::make_image (1001, 333, Content::natural, 111, 1, 0);
+  HostImage b = testutil::make_image (640, 500, Content::random, 112, 1, 3);
+  const unsigned seq[] = { 3, 0, 3, 1, 2, 3, 1, 0, 1, 2, 3 };
+  int n = 0;
+  for (unsigned v : seq) {
+    g.skss = v;
+    cip::halftone_debug_skss (v);
+    for (HostImage *src : { &a, &a, &b }) {
+      const HalftoneKernel k = n++ % 3 == 2 ? HalftoneKernel::jarvis_judice_ninke :
+          HalftoneKernel::floyd_steinberg;
+      gpu_check_plane (g, *src, 0, options (k, 2), 1, 0, describe ("gpu switch", k, 2,
+              src->width, src->height, ("variants " + std::to_string (v)).c_str ()),
+          { HalftoneAlgorithm::skss });
+    }
+  }
+}
+GST_END_TEST;
+
 /* A noisy sequence with temporal stability: GPU output and device-side
  * history equal the reference's frame by frame (history kept on the device
  * from call to call), for each algorithm, two planes per call. */
@@ -2142,7 +2168,7 @@ GST_END_TEST;
  * call, ordered dithering and a history. */
 GST_START_TEST (test_gpu_rgb_luma)
 {
-  Gpu g;
+  Gpu g (64u << 20, __i__);
   const int rgba[3] = {0, 1, 2}, bgrx[3] = {2, 1, 0};
   int n = 0;
   for (auto wh : { std::pair<int, int> (1, 1), {67, 41}, {33, 130}, {1920, 1080} })
@@ -2519,12 +2545,13 @@ halftone_suite (void)
   tcase_add_loop_test (gpu, test_gpu_kernels_levels_sizes, 0, kSkssVariants);
   tcase_add_loop_test (gpu, test_gpu_video_sizes, 0, kSkssVariants);
   tcase_add_loop_test (gpu, test_gpu_multiplane, 0, kSkssVariants);
-  tcase_add_test (gpu, test_gpu_steps_unaligned);
+  tcase_add_loop_test (gpu, test_gpu_steps_unaligned, 0, kSkssVariants);
   tcase_add_test (gpu, test_gpu_ordered);
   tcase_add_loop_test (gpu, test_gpu_repeatable, 0, kSkssVariants);
   tcase_add_loop_test (gpu, test_gpu_capped_grid, 0, kSkssVariants);
+  tcase_add_test (gpu, test_gpu_variant_switch);
   tcase_add_loop_test (gpu, test_gpu_temporal_sequence, 0, kSkssVariants);
-  tcase_add_test (gpu, test_gpu_rgb_luma);
+  tcase_add_loop_test (gpu, test_gpu_rgb_luma, 0, kSkssVariants);
   tcase_add_test (gpu, test_gpu16_invalid_arguments);
   tcase_add_loop_test (gpu, test_gpu16_kernels_levels_sizes, 0, kSkssVariants);
   tcase_add_loop_test (gpu, test_gpu16_video_sizes, 0, kSkssVariants);
