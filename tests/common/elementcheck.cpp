@@ -16,6 +16,7 @@
 #ifdef HAVE_GST_CUDA
 #include <cuda_runtime_api.h>
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 #endif
 
