@@ -64,6 +64,7 @@
  * counter and progress words back and advances the epoch.
  */
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
@@ -1337,9 +1338,10 @@ ht_watchdog_ns ()
  * words): they are zeroed first, in stream order. The last skss launch of
  * each workspace is remembered here (the latest 64; one forgotten is only
  * zeroed again); halftone_workspace_init forgets its workspace. */
+using PkShape = std::array<int, 3 * halftone_max_planes>;
 struct PkLast {
   const void *ws;
-  std::vector<int> shape;
+  PkShape shape;
 };
 std::mutex g_pk_mu;
 std::vector<PkLast> g_pk_last;
@@ -1356,12 +1358,14 @@ Status
 pk_prepare (const HalftonePlane *planes, int n_planes, const HtLayout &lay,
     uint8_t *ws, bool packed, cudaStream_t cs)
 {
-  std::vector<int> shape;
+  /* no allocation: this runs every frame */
+  PkShape shape;
+  shape.fill (-2);
   for (int i = 0; i < n_planes; i++) {
     const bool empty = ht_plane_empty (planes[i]);
-    shape.push_back (empty ? -1 : planes[i].src.width);
-    shape.push_back (empty ? -1 : planes[i].src.height);
-    shape.push_back (empty ? -1 : planes[i].src.bytes);
+    shape[3 * i] = empty ? -1 : planes[i].src.width;
+    shape[3 * i + 1] = empty ? -1 : planes[i].src.height;
+    shape[3 * i + 2] = empty ? -1 : planes[i].src.bytes;
   }
   std::lock_guard<std::mutex> lock (g_pk_mu);
   auto it = std::find_if (g_pk_last.begin (), g_pk_last.end (),
