@@ -12,10 +12,12 @@
  * checked against cip::ref::halftone before it
  * is timed; a mismatch aborts. The input is a smooth "natural" picture with
  * noise. Columns: median ms; chain = dependent pixel steps of the variant's
- * schedule (W + shear * (H - 1): shear 4 for skss, the kernel's least shear
- * for the others); ns/step; us per tile step (32 pixel steps, skss's chunk);
- * us per task of the paper's 32x32-parallelogram chain ((W/32 + 2) + 3 (H/32
- * - 1) tasks; 4.3 us on a Titan X in Funasaka et al.); Gpx/s.
+ * schedule (W + shear * (H - 1): skss's shear is 2 for Floyd-Steinberg,
+ * Sierra Lite and Atkinson, 4 for the others; the kernel's least shear for
+ * wavefront and single_block); ns/step; us per tile step (32 pixel steps,
+ * skss's chunk); us per task of the paper's 32x32-parallelogram chain
+ * ((W/32 + 2) + 3 (H/32 - 1) tasks; 4.3 us on a Titan X in Funasaka et
+ * al.); Gpx/s.
  * --profile only launches skss a few times per case (for ncu). --probe times
  * skss alone on planes of one strip up to 4K and on narrow tall planes, to
  * tell the cost of a compute step from that of the hand-off between strips. */
@@ -293,29 +295,17 @@ bench_case (Context &cx, Case &c, bool profile, bool probe)
   }
   const double cpu_ms = make_reference (c, o);
   const cip::detail::HtFootprint f = cip::detail::ht_footprint (c.kernel);
-  /* skss_packed, skss_shear2, skss_packed_shear2: skss with the variants
-   * under evaluation (halftone_debug_skss; shear2 only where the kernel's
-   * reach allows it) */
-  struct V { cip::HalftoneAlgorithm a; int runs; unsigned skss; };
-  constexpr unsigned kPk = cip::halftone_skss_packed, kSh = cip::halftone_skss_shear2;
-  const V variants[] = { { cip::HalftoneAlgorithm::skss, cx.runs, 0 },
-    { cip::HalftoneAlgorithm::skss, cx.runs, kPk },
-    { cip::HalftoneAlgorithm::skss, cx.runs, kSh },
-    { cip::HalftoneAlgorithm::skss, cx.runs, kPk | kSh },
-    { cip::HalftoneAlgorithm::single_block, std::min (cx.runs, 20), 0 },
-    { cip::HalftoneAlgorithm::wavefront, std::min (cx.runs, 5), 0 } };
+  struct V { cip::HalftoneAlgorithm a; int runs; };
+  const V variants[] = { { cip::HalftoneAlgorithm::skss, cx.runs },
+    { cip::HalftoneAlgorithm::single_block, std::min (cx.runs, 20) },
+    { cip::HalftoneAlgorithm::wavefront, std::min (cx.runs, 5) } };
   for (const V &v : variants) {
     /* the comparison variants take 8-bit planes only */
     if ((probe || c.planes[0].l.bytes != 1) && v.a != cip::HalftoneAlgorithm::skss)
       continue;
     const int shear = v.a == cip::HalftoneAlgorithm::skss ?
-        cip::detail::ht_skss_shift (c.kernel, v.skss) : f.min_shift;
-    /* shear 2 that the kernel cannot take is plain skss */
-    if ((v.skss & kSh) && shear != 2)
-      continue;
-    cip::halftone_debug_skss (v.skss);
-    const std::string name = std::string (cip::halftone_algorithm_name (v.a)) +
-        (v.skss & kPk ? "_packed" : "") + (v.skss & kSh ? "_shear2" : "");
+        cip::detail::ht_skss_shift (c.kernel) : f.min_shift;
+    const std::string name = cip::halftone_algorithm_name (v.a);
     const std::string what = c.name + " " + name;
     auto run = [&] (cudaStream_t st) {
       cip::Status s = cip::halftone (dp.data (), (int) dp.size (), o, cx.ws.p, cx.ws.n,
@@ -343,7 +333,6 @@ bench_case (Context &cx, Case &c, bool profile, bool probe)
     const bench::Timing t = bench::time_ms (cx.stream, run, v.runs, v.runs > 5 ? 5 : 1);
     emit (cx, c, name, t.median_ms, shear);
   }
-  cip::halftone_debug_skss (0);
   if (probe)
     return;
   emit (cx, c, "cpu_reference", cpu_ms, 1);
@@ -364,10 +353,10 @@ bench_case (Context &cx, Case &c, bool profile, bool probe)
  * what its first chunks cost and how long it waited for the strip above
  * in them, the interior chunk cost, and the hand-off latency from the strip
  * above publishing a chunk to this strip's up mover seeing it. */
-constexpr int kS_ = 64, kK_ = 5, kN_ = 32;
+constexpr int kS_ = 64, kK_ = 7, kN_ = 160;
 using Trace = unsigned long long[kS_][kK_][kN_];
 
-void trace_report (Context &cx, const Case &c, unsigned skss, const Trace &tr);
+void trace_report (Context &cx, const Case &c, const Trace &tr);
 
 void
 trace_case (Context &cx, Case &c)
@@ -375,26 +364,27 @@ trace_case (Context &cx, Case &c)
   const std::vector<cip::HalftonePlane> dp = prepare (cx, c);
   const cip::HalftoneOptions o = options_of (c);
   static Trace tr;
-  for (unsigned v = 0; v < 4; v++) {
-    if ((v & cip::halftone_skss_shear2) &&
-        cip::detail::ht_skss_shift (c.kernel, v) != 2)
-      continue;
-    cip::halftone_debug_skss (v);
-    /* the last of a few warm runs */
-    for (int k = 0; k < 6; k++) {
-      if (cip::halftone (dp.data (), (int) dp.size (), o, cx.ws.p, cx.ws.n, cx.stream,
-              cip::HalftoneAlgorithm::skss) != cip::Status::ok)
-        exit (2);
-      BENCH_CHECK (cudaStreamSynchronize (cx.stream));
-      BENCH_CHECK (cip::detail::ht_trace_take (&tr[0][0][0], sizeof (tr)));
-    }
-    trace_report (cx, c, v, tr);
+  /* the last of a few warm runs */
+  for (int k = 0; k < 6; k++) {
+    if (cip::halftone (dp.data (), (int) dp.size (), o, cx.ws.p, cx.ws.n, cx.stream,
+            cip::HalftoneAlgorithm::skss) != cip::Status::ok)
+      exit (2);
+    BENCH_CHECK (cudaStreamSynchronize (cx.stream));
+    BENCH_CHECK (cip::detail::ht_trace_take (&tr[0][0][0], sizeof (tr)));
   }
-  cip::halftone_debug_skss (0);
+  trace_report (cx, c, tr);
+  /* the raw stamps, for a closer look: CIP_HT_TRACE_DUMP=DIR */
+  if (const char *dir = getenv ("CIP_HT_TRACE_DUMP")) {
+    const std::string path = std::string (dir) + "/" + c.name + ".bin";
+    if (FILE *f = fopen (path.c_str (), "wb")) {
+      fwrite (&tr[0][0][0], sizeof (tr), 1, f);
+      fclose (f);
+    }
+  }
 }
 
 void
-trace_report (Context &cx, const Case &c, unsigned skss, const Trace &tr)
+trace_report (Context &cx, const Case &c, const Trace &tr)
 {
   const int strips = std::min (kS_, (c.planes[0].h + 63) / 64);
   unsigned long long t0 = ~0ull, tend = 0;
@@ -405,10 +395,8 @@ trace_report (Context &cx, const Case &c, unsigned skss, const Trace &tr)
   auto us = [] (unsigned long long a, unsigned long long b) {
     return (double) ((long long) a - (long long) b) / 1000.0;
   };
-  const std::string name = c.name + (skss & cip::halftone_skss_packed ? " packed" : "") +
-      (skss & cip::halftone_skss_shear2 ? " shear2" : "");
   printf ("trace %s: %d strips, %.1f us from the first claim to the last end\n",
-      name.c_str (), strips, us (tend, t0));
+      c.name.c_str (), strips, us (tend, t0));
   printf ("%5s %8s %8s %8s %9s %9s %9s %9s %8s %8s\n", "strip", "claim", "go0", "gap",
       "c0-8 us", "w0-8 us", "c9-23 us", "w9-23 us", "int us", "hand us");
   std::vector<double> gaps, c08, w08, c923, w923, hands, ints;
@@ -459,11 +447,45 @@ trace_report (Context &cx, const Case &c, unsigned skss, const Trace &tr)
   printf ("medians: gap %.2f us, chunk 0-8 %.2f us (waits %.1f us in all), chunk 9-23 "
       "%.2f us (waits %.1f), interior chunk %.2f us, hand-off %.2f us\n", med (gaps),
       med (c08), med (w08), med (c923), med (w923), med (ints), med (hands));
+  /* every traced chunk of a strip: where the compute warp's time goes
+   * (computing, waiting for the up ring, waiting for the down ring), and for
+   * the chunks it waited on the up ring, whether the data was late from the
+   * strip above (its down mover published the chunk this one needs after the
+   * wait began) or late in the hand-off (published before the wait began) */
+  const int S = cip::detail::ht_skss_shift (c.kernel);
+  printf ("%5s %7s %7s %5s %8s %8s %8s %9s %9s %9s %8s\n", "strip", "go0", "end", "ch",
+      "comp us", "upw us", "dnw us", "above us", "hand us", "pubdl us", "us/ch");
+  for (int s = 0; s < strips; s++) {
+    int n_ch = 0;
+    double comp = 0, upw = 0, dnw = 0, above = 0, handw = 0;
+    std::vector<double> pubdl;
+    for (int n = 0; n + 1 < kN_ && tr[s][0][n + 1]; n++) {
+      n_ch++;
+      comp += us (tr[s][0][n + 1], tr[s][1][n]);
+      const double uw = us (tr[s][5][n], tr[s][0][n]);
+      upw += uw;
+      dnw += us (tr[s][1][n], tr[s][5][n]);
+      if (tr[s][3][n] && n + 1 < kN_ && tr[s][0][n + 1])
+        pubdl.push_back (us (tr[s][3][n], tr[s][0][n + 1]));
+      const int need = n + 2 * S;
+      if (s > 0 && uw > 0.05 && need < kN_ && tr[s - 1][3][need]) {
+        /* the wait [Wait(n), Up(n)]: the part before the strip above
+         * published, and the part after */
+        const double pre = std::max (0.0, std::min (uw, us (tr[s - 1][3][need], tr[s][0][n])));
+        above += pre;
+        handw += uw - pre;
+      }
+    }
+    const double span = n_ch ? us (tr[s][0][n_ch], tr[s][1][0]) : 0;
+    if (s < 12 || s % 4 == 0 || s == strips - 1)
+      printf ("%5d %7.1f %7.1f %5d %8.1f %8.1f %8.1f %9.1f %9.1f %9.2f %8.2f\n", s,
+          us (tr[s][1][0], t0), us (tr[s][4][1], t0), n_ch, comp, upw, dnw, above,
+          handw, med (pubdl), n_ch ? span / n_ch : 0);
+  }
   using bench::kv;
   if (cx.json)
     cx.json->write (kv ("bench", std::string ("halftone_trace")) + ", " +
-        kv ("case", c.name) + ", " + kv ("skss_variants", (double) skss) + ", " +
-        kv ("device", cx.device) + ", " +
+        kv ("case", c.name) + ", " + kv ("device", cx.device) + ", " +
         kv ("total_us", us (tend, t0)) + ", " + kv ("gap_us", med (gaps)) + ", " +
         kv ("chunk_edge_us", med (c08)) + ", " + kv ("chunk_us", med (ints)) + ", " +
         kv ("handoff_us", med (hands)));

@@ -265,16 +265,14 @@ constexpr int kHtRing = 16;        /* wavefront: error slots per row (pow2) */
 /* Largest width or height the GPU serves (Status::unsupported above). */
 constexpr int kHtMaxSide = 65535;
 
-/* The packed hand-off (halftone_debug_skss): strip boundaries as
- * 64-bit words, the launch's tag in the high half. 8-bit planes: one word a
- * column entry, row 62's and row 63's int16 errors in the low half; 16-bit
- * planes: two words, row 62's then row 63's int32 error. A tag differs
- * between consecutive epochs (period 2^23 - 1) and can never be the high
- * half of what the fenced hand-off leaves in the boundary region: two 8-bit
- * errors (|e| <= 32640: bits 16..31 never 0x7f81 .. 0x807f) or one 16-bit
- * error (|e| < 2^23: bits 24..31 only 0x00 or 0xff); a tag's bits 16..31
- * are 0x8000 .. 0x807f, and it is never 0. Anything else (other layouts'
- * regions) is zeroed before a packed launch (halftone.cu, pk_prepare). */
+/* skss's hand-off between strips: strip boundaries as 64-bit words, the
+ * launch's tag in the high half, so that a word is either wholly this
+ * launch's or visibly not (no progress words, no fences). 8-bit planes: one
+ * word a column entry, row 62's and row 63's int16 errors in the low half;
+ * 16-bit planes: two words, row 62's then row 63's int32 error. A tag
+ * differs between consecutive epochs (period 2^23 - 1) and is never 0, so a
+ * zeroed workspace holds no tag; other layouts' regions are zeroed before a
+ * launch on a new layout (halftone.cu, pk_prepare). */
 CIP_HT_HD uint32_t
 ht_pk_tag (uint32_t epoch)
 {
@@ -339,13 +337,11 @@ ht_error_bytes (const HalftonePlane &p)
   return p.src.bytes == 2 ? 4 : 2;
 }
 
-/* Workspace: [0, 256) ticket, done counter and epoch; progress words (one
- * per strip of every plane); per plane, the boundary rows of each strip but
- * the last (room for 4 rows of ht_error_bytes: the packed hand-off's tagged
- * words); per plane, the wavefront's error slots (kHtRing
- * int16 per row). 256-byte aligned regions. */
+/* Workspace: [0, 256) ticket, done counter and epoch; per plane, the
+ * boundary rows of each strip but the last (the hand-off's tagged 64-bit
+ * words: 4 rows of ht_error_bytes); per plane, the wavefront's error slots
+ * (kHtRing int16 per row). 256-byte aligned regions. */
 struct HtLayout {
-  size_t progress = 0;
   size_t bnd[halftone_max_planes] = {};
   size_t bnd_bytes[halftone_max_planes] = {};
   size_t ring[halftone_max_planes] = {};
@@ -412,15 +408,13 @@ ht_ticket (const HtSchedule &s, int t, int *plane, int *strip)
 
 /* The skss grid cap of halftone_debug_max_workers (0 = none). */
 int ht_debug_max_workers ();
-/* halftone_debug_skss's setting. */
-unsigned ht_debug_skss ();
-
-/* The shear skss runs kernel k with under halftone_debug_skss's variants. */
+/* The shear skss runs kernel k with: 2 where its reach allows
+ * (Floyd-Steinberg, Sierra Lite, Atkinson: a chain of W + 2 H steps), else
+ * kHtShift. */
 constexpr int
-ht_skss_shift (HalftoneKernel k, unsigned variants)
+ht_skss_shift (HalftoneKernel k)
 {
-  return (variants & halftone_skss_shear2) && ht_footprint (k).min_shift <= 2 ? 2 :
-      kHtShift;
+  return ht_footprint (k).min_shift <= 2 ? 2 : kHtShift;
 }
 
 }  // namespace detail

@@ -260,16 +260,14 @@ ht_layout (const HalftonePlane *planes, int n_planes)
       strips += ht_strips (planes[i].src.height);
   }
   l.total_strips = strips;
-  l.progress = 256;
-  size_t off = align256 (l.progress + sizeof (uint32_t) * (size_t) strips);
+  size_t off = 256;
   for (int i = 0; i < n_planes; i++) {
     const HalftonePlane &p = planes[i];
     if (ht_plane_empty (p) || p.src.width < 0 || p.src.height < 0)
       continue;
     const int s = ht_strips (p.src.height);
     l.bnd[i] = off;
-    /* room for either hand-off: 2 rows of errors, or the packed one's
-     * tagged 64-bit words (8-bit: one a column, 16-bit: two) */
+    /* the tagged 64-bit words (8-bit: one a column, 16-bit: two) */
     if (s > 1)
       l.bnd_bytes[i] = (size_t) (s - 1) * 4 * ht_boundary_width (p.src.width) *
           (size_t) ht_error_bytes (p);
@@ -329,18 +327,11 @@ ht_schedule (const int *strips, int n_planes)
 }
 
 static std::atomic<int> g_debug_max_workers (0);
-static std::atomic<unsigned> g_debug_skss (0);
 
 int
 ht_debug_max_workers ()
 {
   return g_debug_max_workers.load ();
-}
-
-unsigned
-ht_debug_skss ()
-{
-  return g_debug_skss.load ();
 }
 
 }  // namespace detail
@@ -349,12 +340,6 @@ void
 halftone_debug_max_workers (int n)
 {
   detail::g_debug_max_workers.store (n > 0 ? n : 0);
-}
-
-void
-halftone_debug_skss (unsigned variants)
-{
-  detail::g_debug_skss.store (variants & (halftone_skss_packed | halftone_skss_shear2));
 }
 
 size_t

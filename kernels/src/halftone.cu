@@ -10,11 +10,14 @@
  * by a running worker, and any grid size and residency terminates.
  *
  * Compute warp: lane k owns rows 2k and 2k+1 of the strip. Row i processes
- * column x = t - 4 i at step t (a shear of kHtShift = 4 columns per row: at
- * least every kernel's min_shift, so row i-1 has finished every column row i
- * gathers from one step before it is needed, and 4-aligned, so every row's
- * chunk of 32 columns starts on a 4-byte boundary and pixels move as 32-bit
- * words). Each row keeps in registers the errors it gathers from: the row
+ * column x = t - S i at step t (a shear of S columns per row: at least the
+ * kernel's min_shift, so row i-1 has finished every column row i gathers
+ * from one step before it is needed; ht_skss_shift: 2 for Floyd-Steinberg,
+ * Sierra Lite and Atkinson, kHtShift = 4 for the kernels that reach
+ * further). Every row's chunk of 32 columns starts on a 4-byte boundary
+ * (shear 4, 16-bit samples, even rows) or 2 bytes off one (8-bit odd rows
+ * at shear 2: aligned words joined by funnel shifts), so pixels move as
+ * 32-bit words. Each row keeps in registers the errors it gathers from: the row
  * above (columns x-lr1 .. x+3), the row two above (x-lr2 .. x+7) and its own
  * last two. After every step a row hands its new error, and what it received
  * from above, to the row below: in the same lane through registers, to the
@@ -25,43 +28,36 @@
  * it; chunks where every row is inside the plane skip the edge masks, and
  * row chunks wholly inside it load and store plain words.
  *
- * Where the time goes (bench_halftone --probe, H100): an interior chunk costs
- * ~1.2 us (~37 ns a step), but every strip begins with kS * kRows / kC = 8
- * chunks crossing the plane's left edge (masks, partial words), ~2.5x
- * dearer, and the strip below waits for exactly those: the chain is
- * W + kS * H steps, most of them at the left edge.
+ * Where the time goes (bench_halftone --trace, H100, 4K Floyd-Steinberg):
+ * a strip starts when the strip above has finished S * kRows / kC chunks
+ * (the ones crossing the left edge) and the strips' edge chunks are on the
+ * critical path at both ends, so edge chunks load and store straight-line
+ * predicated words like the interior ones (load_chunk). The chain is
+ * W + S * H steps.
  *
  * Mover warps: warp 1 prefetches the strip's rows into L2 and copies the
  * strip above's boundary rows chunk by chunk from global memory into the up
- * ring once that strip's progress word (acquire) says they are final; warp 2
- * copies the down ring to this strip's boundary rows in global memory and
- * publishes its progress word (__threadfence + release store): the number of
- * columns of the strip's last row that are final (its second last row is 4
- * columns further). The warps synchronize through shared-memory rings of
- * 4 chunks with back-pressure both ways, handed over by mbarriers (Ring; sm_75:
- * polled counters); the compute warp never touches a global flag or fence.
+ * ring once their words carry this launch's tag; warp 2 copies the down
+ * ring to this strip's boundary words in global memory, tagged (mover_strip:
+ * a 64-bit store is single-copy atomic, so a word is wholly this launch's
+ * or visibly not: no progress words, no fences, the pattern of decoupled
+ * look-back's flag-and-value words). The warps synchronize through
+ * shared-memory rings of 4 chunks with back-pressure both ways, handed over
+ * by mbarriers (Ring; sm_75: polled counters); the compute warp never
+ * touches global flags.
  *
  * 16-bit planes (10/16-bit video) run the same kernels with sample size
  * B = 2 as a template parameter: a 32-bit word holds two samples instead of
- * four (16 words per row chunk instead of 8; the shear of 4 keeps every
+ * four (16 words per row chunk instead of 8; an even shear keeps every
  * chunk 4-byte aligned), values are taken at the planes' shift and masked,
  * errors (up to 128 M, M = 2^depth - 1) are int32 in the rings and boundary
  * rows, and the level arithmetic runs for M (a division instead of the
  * 8-bit multiply-high). Every B-dependent expression of the B = 1
  * instantiation reduces to the original 8-bit code.
  *
- * Variants under evaluation (halftone_debug_skss, off by default). Packed
- * hand-off: the movers pass the boundary rows as 64-bit words tagged with
- * the launch's epoch instead of behind progress words and fences (see
- * mover_packed); the compute warp is the same. Shear 2 (S, a template
- * parameter; kernels of min_shift <= 2: Floyd-Steinberg, Sierra Lite,
- * Atkinson): the chain is W + 2 H steps and the strip below waits for 4
- * chunks instead of 8; 8-bit odd rows then start chunks 2 bytes off a word
- * and move as 16-bit halves (ld_half, st_half).
- *
- * The workspace's ticket, done counter, epoch and progress words start at
- * zero (halftone_workspace_init); the last worker to finish puts the ticket,
- * counter and progress words back and advances the epoch.
+ * The workspace's ticket, done counter and epoch start at zero
+ * (halftone_workspace_init); the last worker to finish puts the ticket and
+ * counter back and advances the epoch, which tags the next launch's words.
  */
 #include <algorithm>
 #include <array>
@@ -73,7 +69,6 @@
 #include "cip/halftone.h"
 #include "detail/check.cuh"
 #include "detail/halftone_internal.h"
-#include "detail/lookback.cuh"
 
 namespace cip {
 namespace {
@@ -83,7 +78,7 @@ using namespace detail;
 constexpr int kRpl = kHtRowsPerLane;
 constexpr int kRows = kHtStripRows;
 constexpr int kC = kHtChunk;
-constexpr int kS = kHtShift;      /* the shear of every kernel by default */
+constexpr int kS = kHtShift;      /* the shear of the kernels that reach further */
 /* Sample size B (bytes: 1, or 2 for 16-bit words): the sample and error
  * types, and the 32-bit words of a row's chunk. The 8-bit instantiation is
  * the original kernel: every B-dependent expression reduces to it. */
@@ -120,7 +115,7 @@ struct PlaneP {
   uint8_t *hist;               /* null: none */
   size_t hist_pitch;
   int width, height;
-  int strips, first_strip;     /* progress words first_strip .. + strips */
+  int strips, first_strip;     /* strips over all planes: first_strip .. + strips */
   void *bnd;                   /* Smp<B>::E; strip s: bnd + s * 2 * bw; [0] row 62, [1] row 63 */
   int bw;
   short *ring;                 /* wavefront: kHtRing slots per row */
@@ -134,13 +129,10 @@ struct Params {
   uint32_t lmagic;
   int band;                    /* > 0: histories are read */
   uint32_t *ctl;               /* [0] ticket, [1] done, [2] epoch */
-  uint32_t *progress;
   HtSchedule sched;
   int workers;
   int maxv, shift;             /* the planes' layout: largest value, shift */
   unsigned long long watchdog_ns;   /* Watchdog's bound, 0: off */
-  bool packed;                 /* halftone_debug_skss: tagged boundary words */
-  bool shear2;                 /* halftone_debug_skss: shear 2 where it serves */
 };
 
 __device__ __forceinline__ PlaneP
@@ -154,8 +146,8 @@ plane_of (const Params &p, int i)
   }
 }
 
-/* S: skss's shear, kS or (halftone_debug_skss's shear2, for the kernels of
- * min_shift <= 2) 2; even, so that 16-bit rows start chunks on 4-byte
+/* S: skss's shear (ht_skss_shift: 2 or kS); even, so that 16-bit rows start
+ * chunks on 4-byte
  * boundaries, and 8-bit rows on 4- or (odd rows at shear 2) 2-byte ones. */
 template <HalftoneKernel KK, int S = kS>
 struct Traits {
@@ -211,8 +203,8 @@ struct Watchdog {
  * planes): where a strip's time goes, and how long a hand-off between
  * strips takes. Compiled out otherwise. */
 #ifdef CIP_HT_TRACE
-constexpr int kHtTrStrips = 64, kHtTrChunks = 32;
-enum { kTrWait, kTrGo, kTrSeen, kTrPub, kTrMisc, kTrKinds };
+constexpr int kHtTrStrips = 64, kHtTrChunks = 160;
+enum { kTrWait, kTrGo, kTrSeen, kTrPub, kTrMisc, kTrUp, kTrDone, kTrKinds };
 __device__ unsigned long long g_ht_trace[kHtTrStrips][kTrKinds][kHtTrChunks];
 __device__ __forceinline__ void
 ht_trace (int s, int kind, int n)
@@ -603,62 +595,57 @@ compute_chunk (State<KK, S> &st, const uint32_t (&in)[kRpl][kWB<B>],
   }
 }
 
-/* Loads the chunk's bytes of the lane's rows (zeros outside the plane). A
- * row chunk wholly inside the plane is eight plain 32-bit loads. The chunks
- * that cross the plane's left edge are on the critical path (every strip
- * starts with kS * kRows / kC of them, and the strip below waits for them),
- * so they too are straight-line code: predicated 32-bit loads (x0 is a
- * multiple of 4, so a word is inside or outside as a whole) and, in the one
- * word that crosses a right edge of odd width, or without 32-bit access,
- * predicated sample loads. B: bytes per sample (a word holds kSpw<B>
- * samples; x0 is a multiple of 4, so a word is whole at a left edge at
- * either size). */
+/* Loads and stores of a lane's row chunk. A row chunk wholly inside the
+ * plane is eight plain 32-bit words. The chunks that cross the plane's
+ * edges are on the critical path: every strip starts with S * kRows / kC of
+ * them at the left edge and ends with as many at the right one, and the
+ * strip below waits for both (bench_halftone --trace: branchy per-word code
+ * there cost 2-3 us a chunk against 1.3 us for an interior one). So both
+ * edges are straight-line code too: predicated words (x0 is a multiple of a
+ * word's samples, so a word is inside or outside as a whole), and samples
+ * only for the one word across a right edge that is not a word multiple
+ * (`ragged`, uniform over the plane) or without 32-bit access. B: bytes per
+ * sample (a word holds kSpw<B> samples). 8-bit rows of shear 2 that start
+ * 2 bytes off a word (odd rows) move as aligned words joined by funnel
+ * shifts inside the plane, as predicated 16-bit halves at its edges. */
 template <int B>
 __device__ __forceinline__ uint32_t
-ld_word (const uint8_t *row, int xg, int step, bool vec, int width,
-    bool use_ldg)
+ld_samples (const uint8_t *row, int xg, int step, int width, bool use_ldg)
 {
   using T = typename Smp<B>::T;
-  constexpr int P = kSpw<B>;
-  if (vec && xg >= 0 && xg + P <= width) {
-    const uint32_t *a = reinterpret_cast<const uint32_t *> (row + xg * B);
-    return use_ldg ? __ldg (a) : *a;
-  }
   uint32_t v = 0;
-  if (!vec || (xg < width && xg + P > width)) {
 #pragma unroll
-    for (int b = 0; b < P; b++) {
-      const int x = xg + b;
-      if (x >= 0 && x < width) {
-        const T *a = reinterpret_cast<const T *> (row + (size_t) x * step);
-        v |= (uint32_t) (use_ldg ? __ldg (a) : *a) << (8 * B * b);
-      }
+  for (int b = 0; b < kSpw<B>; b++) {
+    const int x = xg + b;
+    if (x >= 0 && x < width) {
+      const T *a = reinterpret_cast<const T *> (row + (size_t) x * step);
+      v |= (uint32_t) (use_ldg ? __ldg (a) : *a) << (8 * B * b);
     }
   }
   return v;
 }
 
-/* 8-bit rows that start 2 bytes off a word (shear 2: the odd rows), with
- * 32-bit access possible: 16-bit halves of 2 samples at xh (even, so a half
- * is inside or outside a left edge as a whole), bytes where a half crosses
- * a right edge of odd width. */
-__device__ __forceinline__ uint32_t
-ld_half (const uint8_t *row, int xh, int width, bool use_ldg)
+template <int B>
+__device__ __forceinline__ void
+st_samples (uint8_t *row, int xg, int step, int width, uint32_t v)
 {
-  if (xh >= 0 && xh + 2 <= width) {
-    const uint16_t *a = reinterpret_cast<const uint16_t *> (row + xh);
-    return use_ldg ? __ldg (a) : *a;
+  using T = typename Smp<B>::T;
+#pragma unroll
+  for (int b = 0; b < kSpw<B>; b++) {
+    const int x = xg + b;
+    if (x >= 0 && x < width)
+      *reinterpret_cast<T *> (row + (size_t) x * step) = (T) (v >> (8 * B * b));
   }
-  return xh >= 0 && xh < width ? (uint32_t) (use_ldg ? __ldg (row + xh) : row[xh]) : 0u;
 }
 
-__device__ __forceinline__ void
-st_half (uint8_t *row, int xh, int width, uint32_t v)
+template <typename W>
+__device__ __forceinline__ uint32_t
+ld_pred (const W *a, bool in, bool use_ldg)
 {
-  if (xh >= 0 && xh + 2 <= width)
-    *reinterpret_cast<uint16_t *> (row + xh) = (uint16_t) v;
-  else if (xh >= 0 && xh < width)
-    row[xh] = (uint8_t) v;
+  W v = 0;
+  if (in)
+    v = use_ldg ? __ldg (a) : *a;
+  return v;
 }
 
 template <int S, int B>
@@ -667,6 +654,7 @@ load_chunk (const uint8_t *base, size_t pitch, int step, bool vec, int width,
     int y0, int T, const Ctx &c, uint32_t (&w)[kRpl][kWB<B>], bool use_ldg)
 {
   constexpr int P = kSpw<B>;
+  const bool ragged = width % P != 0;
 #pragma unroll
   for (int r = 0; r < kRpl; r++) {
     const int i = c.lane * kRpl + r;
@@ -679,59 +667,57 @@ load_chunk (const uint8_t *base, size_t pitch, int step, bool vec, int width,
     if (i >= c.nrows || x0 >= width || x0 + kC <= 0)
       continue;
     const uint8_t *row = base + (size_t) (y0 + i) * pitch;
-    if (vec && half) {
+    if (!vec) {
 #pragma unroll
       for (int g = 0; g < kWB<B>; g++)
-        w[r][g] = ld_half (row, x0 + 4 * g, width, use_ldg) |
-            ld_half (row, x0 + 4 * g + 2, width, use_ldg) << 16;
-    } else if (vec && x0 >= 0 && x0 + kC <= width) {
+        w[r][g] = ld_samples<B> (row, x0 + P * g, step, width, use_ldg);
+    } else if (half && x0 >= 2 && x0 + kC + 2 <= width) {
+      /* the aligned words around the chunk, joined by funnel shifts */
+      const uint32_t *a = reinterpret_cast<const uint32_t *> (row + x0 - 2);
+      uint32_t al[kWB<B> + 1];
+#pragma unroll
+      for (int g = 0; g <= kWB<B>; g++)
+        al[g] = use_ldg ? __ldg (a + g) : a[g];
+#pragma unroll
+      for (int g = 0; g < kWB<B>; g++)
+        w[r][g] = __funnelshift_r (al[g], al[g + 1], 16);
+    } else if (half) {
+      const uint16_t *a = reinterpret_cast<const uint16_t *> (row + x0);
+#pragma unroll
+      for (int h = 0; h < 2 * kWB<B>; h++) {
+        const int xh = x0 + 2 * h;
+        uint32_t v = ld_pred (a + h, xh >= 0 && xh + 2 <= width, use_ldg);
+        if (ragged && xh == width - 1)
+          v = use_ldg ? __ldg (row + xh) : row[xh];
+        w[r][h / 2] |= v << (16 * (h % 2));
+      }
+    } else if (x0 >= 0 && x0 + kC <= width) {
       const uint32_t *a = reinterpret_cast<const uint32_t *> (row + x0 * B);
 #pragma unroll
       for (int g = 0; g < kWB<B>; g++)
         w[r][g] = use_ldg ? __ldg (a + g) : a[g];
-    } else if (vec && x0 + kC <= width) {
-      /* the left edge: whole words in or out */
+    } else {
       const uint32_t *a = reinterpret_cast<const uint32_t *> (row + x0 * B);
 #pragma unroll
-      for (int g = 0; g < kWB<B>; g++)
-        if (x0 + P * g >= 0)
-          w[r][g] = use_ldg ? __ldg (a + g) : a[g];
-    } else {
-#pragma unroll
-      for (int g = 0; g < kWB<B>; g++)
-        w[r][g] = ld_word<B> (row, x0 + P * g, step, vec, width, use_ldg);
+      for (int g = 0; g < kWB<B>; g++) {
+        const int xg = x0 + P * g;
+        w[r][g] = ld_pred (a + g, xg >= 0 && xg + P <= width, use_ldg);
+        if (ragged && xg < width && xg + P > width)
+          w[r][g] = ld_samples<B> (row, xg, B, width, use_ldg);
+      }
     }
   }
 }
 
-/* Stores the chunk's bytes of the lane's rows that are inside the plane
+/* Stores the chunk's samples of the lane's rows that are inside the plane
  * (the same cases as load_chunk). */
-template <int B>
-__device__ __forceinline__ void
-st_word (uint8_t *row, int xg, int step, bool vec, int width, uint32_t v)
-{
-  using T = typename Smp<B>::T;
-  constexpr int P = kSpw<B>;
-  if (vec && xg >= 0 && xg + P <= width) {
-    *reinterpret_cast<uint32_t *> (row + xg * B) = v;
-    return;
-  }
-  if (!vec || (xg < width && xg + P > width)) {
-#pragma unroll
-    for (int b = 0; b < P; b++) {
-      const int x = xg + b;
-      if (x >= 0 && x < width)
-        *reinterpret_cast<T *> (row + (size_t) x * step) = (T) (v >> (8 * B * b));
-    }
-  }
-}
-
 template <int S, int B>
 __device__ __forceinline__ void
 store_chunk (uint8_t *base, size_t pitch, int step, bool vec, int width,
     int y0, int T, const Ctx &c, const uint32_t (&w)[kRpl][kWB<B>])
 {
   constexpr int P = kSpw<B>;
+  const bool ragged = width % P != 0;
 #pragma unroll
   for (int r = 0; r < kRpl; r++) {
     const int i = c.lane * kRpl + r;
@@ -740,27 +726,45 @@ store_chunk (uint8_t *base, size_t pitch, int step, bool vec, int width,
     if (i >= c.nrows || x0 >= width || x0 + kC <= 0)
       continue;
     uint8_t *row = base + (size_t) (y0 + i) * pitch;
-    if (vec && half) {
+    if (!vec) {
 #pragma unroll
-      for (int g = 0; g < kWB<B>; g++) {
-        st_half (row, x0 + 4 * g, width, w[r][g]);
-        st_half (row, x0 + 4 * g + 2, width, w[r][g] >> 16);
+      for (int g = 0; g < kWB<B>; g++)
+        st_samples<B> (row, x0 + P * g, step, width, w[r][g]);
+    } else if (half && x0 >= 0 && x0 + kC <= width) {
+      /* a half, seven aligned words joined by funnel shifts, a half */
+      *reinterpret_cast<uint16_t *> (row + x0) = (uint16_t) w[r][0];
+      uint32_t *a = reinterpret_cast<uint32_t *> (row + x0 + 2);
+#pragma unroll
+      for (int g = 0; g + 1 < kWB<B>; g++)
+        a[g] = __funnelshift_r (w[r][g], w[r][g + 1], 16);
+      *reinterpret_cast<uint16_t *> (row + x0 + kC - 2) =
+          (uint16_t) (w[r][kWB<B> - 1] >> 16);
+    } else if (half) {
+      uint16_t *a = reinterpret_cast<uint16_t *> (row + x0);
+#pragma unroll
+      for (int h = 0; h < 2 * kWB<B>; h++) {
+        const int xh = x0 + 2 * h;
+        const uint32_t v = w[r][h / 2] >> (16 * (h % 2));
+        if (xh >= 0 && xh + 2 <= width)
+          a[h] = (uint16_t) v;
+        if (ragged && xh == width - 1)
+          row[xh] = (uint8_t) v;
       }
-    } else if (vec && x0 >= 0 && x0 + kC <= width) {
+    } else if (x0 >= 0 && x0 + kC <= width) {
       uint32_t *a = reinterpret_cast<uint32_t *> (row + x0 * B);
 #pragma unroll
       for (int g = 0; g < kWB<B>; g++)
         a[g] = w[r][g];
-    } else if (vec && x0 + kC <= width) {
+    } else {
       uint32_t *a = reinterpret_cast<uint32_t *> (row + x0 * B);
 #pragma unroll
-      for (int g = 0; g < kWB<B>; g++)
-        if (x0 + P * g >= 0)
+      for (int g = 0; g < kWB<B>; g++) {
+        const int xg = x0 + P * g;
+        if (xg >= 0 && xg + P <= width)
           a[g] = w[r][g];
-    } else {
-#pragma unroll
-      for (int g = 0; g < kWB<B>; g++)
-        st_word<B> (row, x0 + P * g, step, vec, width, w[r][g]);
+        if (ragged && xg < width && xg + P > width)
+          st_samples<B> (row, xg, B, width, w[r][g]);
+      }
     }
   }
 }
@@ -837,6 +841,7 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
       ring_wait_full (sm.up_ring, up_i + n, p.watchdog_ns);
       up = sm.up[slot_of (up_i + n)];
     }
+    HT_TRACE (pp.first_strip + s, kTrUp, n);
     E *down = nullptr;
     if (has_down) {
       ring_wait_empty (sm.down_ring, down_i + n, p.watchdog_ns);
@@ -850,6 +855,7 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
       compute_chunk<KK, S, B, BIN, TEMP, false> (st, inb, hib, ob, up, down, T, c);
     else
       compute_chunk<KK, S, B, BIN, TEMP, true> (st, inb, hib, ob, up, down, T, c);
+    HT_TRACE (pp.first_strip + s, kTrDone, n);
     if (has_up)
       ring_free (sm.up_ring, up_i + n);
     if (has_down)
@@ -898,21 +904,14 @@ take_down (Shared<E> &sm, int i, int T, int bw, unsigned long long limit,
   return in;
 }
 
-/* Packed hand-off (halftone_debug_skss, under evaluation): the
- * strip boundary travels as 64-bit words that carry their launch's tag
- * beside the errors, so that a word is either wholly this launch's or
- * visibly not (a 64-bit store is single-copy atomic): no progress words,
- * no fences, one load a column on the reading side (the pattern of
- * decoupled look-back's flag-and-value words). The fenced hand-off
- * publishes a progress word behind two GPU-scope fences every chunk; the
- * trace (bench_halftone --trace, H100) showed the chunks of later strips
- * slowing from 1.3 to 4.4 us as more strips ran at once. Word k of column
- * entry idx of strip s: bnd + (s * kPkWords<B> + k) * bw + idx; 8-bit: one
- * word (row 62's and row 63's int16 errors, tag), 16-bit: two (row 62's,
- * then row 63's int32 error, each with the tag). The tag differs between
- * consecutive launches on a workspace (ht_pk_tag of the epoch word, ctl[2],
- * which the last worker advances) and is never a high half that a zeroed
- * workspace or the fenced hand-off leaves behind (halftone_internal.h). */
+/* The hand-off between strips: boundary rows as 64-bit words that carry
+ * their launch's tag beside the errors (halftone_internal.h, ht_pk_*), one
+ * load a column on the reading side. Word k of column entry idx of strip s:
+ * bnd + (s * kPkWords<B> + k) * bw + idx; 8-bit: one word (row 62's and row
+ * 63's int16 errors, tag), 16-bit: two (row 62's, then row 63's int32
+ * error, each with the tag). The trace (bench_halftone --trace, H100) of
+ * the earlier hand-off, a progress word behind two GPU-scope fences every
+ * chunk, showed it 2-4% slower. */
 template <int B>
 constexpr int kPkWords = B == 1 ? 1 : 2;
 
@@ -949,22 +948,43 @@ wait_tagged (const unsigned long long *a, uint32_t tag,
 
 template <int S, int B>
 __device__ void
-mover_packed (const Params &p, const PlaneP &pp, int s,
-    Shared<typename Smp<B>::E> &sm, bool up_role, int ring_i, int nch,
-    uint32_t tag)
+mover_strip (const Params &p, const PlaneP &pp, int s,
+    Shared<typename Smp<B>::E> &sm, bool up_role, int ring_i, uint32_t tag)
 {
   using E = typename Smp<B>::E;
   constexpr int NW = kPkWords<B>;
   const int lane = threadIdx.x & 31;
+  const int y0 = s * kRows;
+  const int nrows = min (kRows, pp.height - y0);
   const int W = pp.width;
   const bool has_up = s > 0, has_down = s + 1 < pp.strips;
+  const int nch = strip_chunks (W, nrows, S);
   unsigned long long *const bnd = static_cast<unsigned long long *> (pp.bnd);
   const size_t bw = (size_t) pp.bw;
+
+  /* the strip's input (and history) into L2 while it waits for the strip
+   * above: the compute warp's loads then come from L2 */
+  const size_t src_row = (size_t) (W - 1) * pp.src_step + B;
+  for (int i = 0; up_role && i < nrows; i++) {
+    const uint8_t *r = pp.src + (size_t) (y0 + i) * pp.src_pitch;
+    for (size_t o = (size_t) lane * 128; o < src_row; o += 32 * 128)
+      prefetch_l2 (r + o);
+    if (p.band > 0) {
+      const uint8_t *h = pp.hist + (size_t) (y0 + i) * pp.hist_pitch;
+      for (size_t o = (size_t) lane * 128; o < (size_t) W * B; o += 32 * 128)
+        prefetch_l2 (h + o);
+    }
+  }
+
+  /* one warp takes the strip above's rows in, another sends this strip's
+   * out: a middle strip does both at once. Each waits only on the compute
+   * warp's ring and, the up mover, on the strip above. */
   if (up_role && has_up) {
     const unsigned long long *ub = bnd + (size_t) (s - 1) * NW * bw;
     for (int m = 0; m < nch; m++) {
-      /* chunk m: column entries T + kHtPad + lane, row 62 at column
-       * T + lane + 2 S, row 63 at T + lane + S (as the fenced path) */
+      /* chunk m (once the compute warp has freed its slot): column entries
+       * T + kHtPad + lane, row 62 at column T + lane + 2 S, row 63 at
+       * T + lane + S */
       const int T = -kC + m * kC;
       ring_wait_empty (sm.up_ring, ring_i + m, p.watchdog_ns);
       const int idx = T + lane + kHtPad;
@@ -1009,99 +1029,6 @@ mover_packed (const Params &p, const PlaneP &pp, int s,
   }
 }
 
-template <int S, int B>
-__device__ void
-mover_strip (const Params &p, const PlaneP &pp, int s,
-    Shared<typename Smp<B>::E> &sm, bool up_role, int ring_i, uint32_t tag)
-{
-  using E = typename Smp<B>::E;
-  const int lane = threadIdx.x & 31;
-  const int y0 = s * kRows;
-  const int nrows = min (kRows, pp.height - y0);
-  const int W = pp.width;
-  const bool has_up = s > 0, has_down = s + 1 < pp.strips;
-  const int nch = strip_chunks (W, nrows, S);
-
-  /* the strip's input (and history) into L2 while it waits for the strip
-   * above: the compute warp's loads then come from L2 */
-  const size_t src_row = (size_t) (W - 1) * pp.src_step + B;
-  for (int i = 0; up_role && i < nrows; i++) {
-    const uint8_t *r = pp.src + (size_t) (y0 + i) * pp.src_pitch;
-    for (size_t o = (size_t) lane * 128; o < src_row; o += 32 * 128)
-      prefetch_l2 (r + o);
-    if (p.band > 0) {
-      const uint8_t *h = pp.hist + (size_t) (y0 + i) * pp.hist_pitch;
-      for (size_t o = (size_t) lane * 128; o < (size_t) W * B; o += 32 * 128)
-        prefetch_l2 (h + o);
-    }
-  }
-
-  if (p.packed) {
-    mover_packed<S, B> (p, pp, s, sm, up_role, ring_i, nch, tag);
-    return;
-  }
-  const uint32_t *up_word = p.progress + pp.first_strip + s - 1;
-  uint32_t *my_word = p.progress + pp.first_strip + s;
-  E *const bnd = static_cast<E *> (pp.bnd);
-  const E *ub = has_up ? bnd + (size_t) (s - 1) * 2 * pp.bw : nullptr;
-  E *db = has_down ? bnd + (size_t) s * 2 * pp.bw : nullptr;
-  /* one warp takes the strip above's rows in, another sends this strip's
-   * out: a middle strip does both at once, and one warp doing both, with a
-   * global fence per chunk sent, fell behind the compute warp. Each waits
-   * only on the compute warp's ring and, the up mover, on the strip above. */
-  if (up_role && has_up) {
-    for (int m = 0; m < nch; m++) {
-      /* chunk m of the strip above's last rows, once the compute warp has
-       * freed its slot and once final */
-      const int T = -kC + m * kC;
-      ring_wait_empty (sm.up_ring, ring_i + m, p.watchdog_ns);
-      if (lane == 0) {
-        const int need = min (T + kC + S, W);
-        Watchdog wd;
-        while (need > 0 && (int) ld_acquire_gpu (up_word) < need) {
-          __nanosleep (32);
-          wd.poll (p.watchdog_ns);
-        }
-      }
-      __syncwarp ();
-      HT_TRACE (pp.first_strip + s, kTrSeen, m);
-      E *slot = sm.up[slot_of (ring_i + m)];
-#pragma unroll
-      for (int row = 0; row < 2; row++) {
-        const int idx = T + lane + kHtPad;
-        const int col = T + lane + (row == 0 ? 2 * S : S);
-        E v = 0;
-        if (col >= 0 && col < W)
-          v = __ldcg (ub + (size_t) row * pp.bw + idx);
-        slot[row * kC + lane] = v;
-      }
-      ring_fill (sm.up_ring, ring_i + m);
-    }
-  } else if (!up_role && has_down) {
-    int published = 0;
-    for (int n = 0; n < nch; n++) {
-      const int T = -kC + n * kC;
-      int idx, v62, v63;
-      /* the slot is free again while this warp stores and publishes */
-      if (take_down<S> (sm, ring_i + n, T, pp.bw, p.watchdog_ns, &idx, &v62,
-              &v63)) {
-        __stcg (db + idx, (E) v62);
-        __stcg (db + pp.bw + idx, (E) v63);
-      }
-      __syncwarp ();
-      if (lane == 0) {
-        const int cnt = max (0, min (T + kC - S * (kRows - 1), W));
-        if (cnt > published) {
-          __threadfence ();
-          st_release_gpu (my_word, (uint32_t) cnt);
-          published = cnt;
-          HT_TRACE (pp.first_strip + s, kTrPub, n);
-        }
-      }
-    }
-  }
-}
-
 template <HalftoneKernel KK, int S, int B, bool BIN, bool TEMP>
 __global__ void __launch_bounds__ (kHtThreads)
 ht_skss (const Params p)
@@ -1114,7 +1041,7 @@ ht_skss (const Params p)
     ring_init (sm.up_ring);
     ring_init (sm.down_ring);
   }
-  /* this launch's tag of the packed hand-off: the epoch word that the
+  /* this launch's tag of the boundary words: the epoch word that the
    * previous launch's last worker advanced (ordered by the launches) */
   const uint32_t tag = ht_pk_tag (__ldcg (p.ctl + 2));
   /* chunks through each ring in the strips before (every thread counts) */
@@ -1144,9 +1071,9 @@ ht_skss (const Params p)
     down_i += strip + 1 < pp.strips ? nch : 0;
     __syncthreads ();
   }
-  /* the last worker out leaves the ticket, done counter and progress words
-   * at zero for the next call and advances the epoch; the fences order
-   * every worker's read of the epoch (above) before that store */
+  /* the last worker out leaves the ticket and done counter at zero for the
+   * next call and advances the epoch; the fences order every worker's read
+   * of the epoch (above) before that store */
   if (threadIdx.x == 0) {
     __threadfence ();
     sm.last = atomicAdd (p.ctl + 1, 1u) == (uint32_t) (p.workers - 1);
@@ -1154,14 +1081,10 @@ ht_skss (const Params p)
       __threadfence ();
   }
   __syncthreads ();
-  if (sm.last) {
-    for (int i = threadIdx.x; i < p.sched.total; i += blockDim.x)
-      p.progress[i] = 0;
-    if (threadIdx.x == 0) {
-      p.ctl[0] = 0;
-      p.ctl[1] = 0;
-      p.ctl[2] = p.ctl[2] + 1;
-    }
+  if (sm.last && threadIdx.x == 0) {
+    p.ctl[0] = 0;
+    p.ctl[1] = 0;
+    p.ctl[2] = p.ctl[2] + 1;
   }
 }
 
@@ -1330,12 +1253,12 @@ ht_watchdog_ns ()
   return ns;
 }
 
-/* The packed hand-off trusts a word that carries this launch's tag. When
- * the last skss launch on a workspace was packed, on planes of the same
- * shape, every word a launch reads was written by that launch (another
- * tag) or is being written by this one. Otherwise the boundary regions may
- * hold anything (other regions' bytes under another layout; older packed
- * words): they are zeroed first, in stream order. The last skss launch of
+/* The hand-off trusts a word that carries this launch's tag. When the last
+ * skss launch on a workspace ran on planes of the same shape, every word a
+ * launch reads was written by that launch (another tag) or is being written
+ * by this one. Otherwise the boundary regions may hold anything (other
+ * regions' bytes under another layout, words of launches long ago whose tag
+ * may come round again): they are zeroed first, in stream order. The last skss launch of
  * each workspace is remembered here (the latest 64; one forgotten is only
  * zeroed again); halftone_workspace_init forgets its workspace. */
 using PkShape = std::array<int, 3 * halftone_max_planes>;
@@ -1356,7 +1279,7 @@ pk_forget (const void *ws)
 
 Status
 pk_prepare (const HalftonePlane *planes, int n_planes, const HtLayout &lay,
-    uint8_t *ws, bool packed, cudaStream_t cs)
+    uint8_t *ws, cudaStream_t cs)
 {
   /* no allocation: this runs every frame */
   PkShape shape;
@@ -1373,8 +1296,6 @@ pk_prepare (const HalftonePlane *planes, int n_planes, const HtLayout &lay,
   const bool same = it != g_pk_last.end () && it->shape == shape;
   if (it != g_pk_last.end ())
     g_pk_last.erase (it);
-  if (!packed)
-    return Status::ok;
   for (int i = 0; !same && i < n_planes; i++)
     if (lay.bnd_bytes[i] > 0)
       CIP_CUDA_TRY (cudaMemsetAsync (ws + lay.bnd[i], 0, lay.bnd_bytes[i], cs));
@@ -1410,11 +1331,7 @@ template <HalftoneKernel KK, int B>
 Status
 run_skss (const Params &p, int grid, cudaStream_t stream, bool bin, bool temp)
 {
-  if constexpr (Traits<KK>::f.min_shift <= 2) {
-    if (p.shear2)
-      return launch_skss<KK, 2, B> (p, grid, stream, bin, temp);
-  }
-  return launch_skss<KK, kS, B> (p, grid, stream, bin, temp);
+  return launch_skss<KK, ht_skss_shift (KK), B> (p, grid, stream, bin, temp);
 }
 
 template <HalftoneKernel KK>
@@ -1687,9 +1604,6 @@ halftone_planes (const HalftonePlane *planes, int n_planes,
   p.levels = opt.levels;
   p.lmagic = ht_level_magic (opt.levels);
   p.watchdog_ns = ht_watchdog_ns ();
-  const unsigned variants = ht_debug_skss ();
-  p.packed = (variants & halftone_skss_packed) != 0;
-  p.shear2 = (variants & halftone_skss_shear2) != 0;
   p.band = ht_reads_history (opt) ?
       halftone_hysteresis (opt.levels, opt.temporal_stability,
           depth) : 0;
@@ -1708,7 +1622,6 @@ halftone_planes (const HalftonePlane *planes, int n_planes,
   if (!d_ws || ws_bytes < lay.total || (uintptr_t) d_ws % 256 != 0)
     return Status::invalid_argument;
   p.ctl = reinterpret_cast<uint32_t *> (ws);
-  p.progress = reinterpret_cast<uint32_t *> (ws + lay.progress);
   p.sched = ht_schedule (strips, p.nplanes);
   int grid = p.sched.total;
   const int cap = ht_debug_max_workers ();
@@ -1718,7 +1631,7 @@ halftone_planes (const HalftonePlane *planes, int n_planes,
   if (algo == HalftoneAlgorithm::automatic)
     algo = halftone_pick (planes, n_planes, opt);
   if (algo == HalftoneAlgorithm::skss) {
-    const Status st = pk_prepare (planes, n_planes, lay, ws, p.packed, cs);
+    const Status st = pk_prepare (planes, n_planes, lay, ws, cs);
     if (st != Status::ok)
       return st;
   }
@@ -1754,7 +1667,8 @@ namespace cip {
 namespace detail {
 
 /* Copies the trace stamps out ([strip][kind][chunk], kind: wait, go, seen,
- * published, misc = claim, end, chunk 64, chunk 96) and zeroes them. */
+ * published, misc = claim, end, chunk 64, chunk 96; up: the up ring's wait
+ * done; done: the chunk computed) and zeroes them. */
 cudaError_t
 ht_trace_take (unsigned long long *host, size_t bytes)
 {

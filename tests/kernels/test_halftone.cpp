@@ -383,54 +383,43 @@ measure_flicker (const HostImage &scene, HalftoneKernel k, int levels,
 
 /* The skss kernel of halftone.cu replayed on the CPU, step for step: strips of
  * kHtStripRows rows, lane k owning rows kRpl k .. kRpl k + kRpl - 1 with the
- * same windows, shear, chunks, interior test, up/down ring entries, boundary
- * indices and progress counts, every lane in lockstep (the shuffles). Strips
- * advance a chunk at a time in a scrambled order, each only when the
- * progress of the strip above allows; boundary entries start poisoned and
- * may be read only once written. It checks the schedule's arithmetic (not
+ * same windows, shear (ht_skss_shift: 2 or 4 by the kernel), chunks,
+ * interior test, up/down ring entries and boundary indices, every lane in
+ * lockstep (the shuffles). The hand-off is the packed one: a strip's
+ * boundary row as 64-bit words tagged with the launch's epoch. Strips
+ * advance a chunk at a time in a scrambled order, each only when every word
+ * it needs from the strip above carries this launch's tag; the words start
+ * as an earlier launch's (stale tag, junk errors) or zeroed, and this
+ * launch's tag wraps now and then. It checks the schedule's arithmetic (not
  * the CUDA code itself, which needs a GPU) against the reference. */
 bool
 skss_model (const ImageView &src, uint8_t *dst, size_t dst_pitch,
     const uint8_t *hist_in, uint8_t *hist_out, size_t hist_pitch,
-    HalftoneKernel kern, int levels, int band, uint32_t seed,
-    unsigned variants = 0)
+    HalftoneKernel kern, int levels, int band, uint32_t seed)
 {
   using namespace cip::detail;
   constexpr int R = kHtRowsPerLane, RS = kHtStripRows, C = kHtChunk;
-  const int S = ht_skss_shift (kern, variants);
-  const bool packed = (variants & cip::halftone_skss_packed) != 0;
-  constexpr short kUnwritten = 32767;   /* |error| <= 32640 */
+  const int S = ht_skss_shift (kern);
   const HtKernelDef d = ht_kernel_def (kern);
   const HtFootprint f = ht_footprint (kern);
   const int L1 = S + f.lr1, L2 = f.rows == 2 ? 2 * S + f.lr2 : 1;
   const int w01 = ht_weight (d, 1, 0), w02 = ht_weight (d, 2, 0);
   const int W = src.width, H = src.height, strips = ht_strips (H);
   const int bw = (int) ht_boundary_width (W);
-  std::vector<short> bnd ((size_t) std::max (strips - 1, 0) * 2 * bw, kUnwritten);
-  std::vector<int> progress (strips, 0);
-  /* packed: tagged words, all left by an earlier launch (with another
-   * tag and junk errors); this launch's epoch wraps the tag now and then */
+  /* the boundary words as this launch finds them: left by an earlier launch
+   * (another tag, junk errors) or zeroed; this launch's epoch wraps the tag
+   * now and then */
   const uint32_t epoch = seed % 3 == 0 ? 0x7fffffu : seed;
   const uint32_t tag = ht_pk_tag (epoch), stale = ht_pk_tag (epoch - 1);
   fail_unless (tag != stale);
-  /* a tag is never what else the region can hold: zeros, or the fenced
-   * hand-off's errors (two int16 or one int32) */
-  for (uint32_t t : { tag, stale }) {
-    fail_unless (t != 0);
-    fail_unless ((int16_t) (t >> 16) > kHtMaxErr || (int16_t) (t >> 16) < -kHtMaxErr);
-    fail_unless ((int32_t) t > 65535 * 128 || (int32_t) t < -65535 * 128);
-  }
-  /* left behind: an earlier packed launch's words, or (odd entries) the
-   * fenced hand-off's four int16 errors */
+  /* a tag is never what a zeroed region holds */
+  fail_unless (tag != 0 && stale != 0);
+  /* even entries an earlier launch's words, odd ones the zeros of a region
+   * cleared on a layout change */
   std::vector<unsigned long long> words ((size_t) std::max (strips - 1, 0) * bw,
       ht_pk_pair (-12345, 23456, stale));
-  for (size_t i = 1; i < words.size (); i += 2) {
-    unsigned long long w = 0;
-    for (int k = 0; k < 4; k++)
-      w |= (unsigned long long) (uint16_t) (int16_t) ((int) (((i * 2654435761u) >> (7 * k)) %
-              (2 * kHtMaxErr + 1)) - kHtMaxErr) << (16 * k);
-    words[i] = w;
-  }
+  for (size_t i = 1; i < words.size (); i += 2)
+    words[i] = 0;
   /* a column entry's word is needed where row 62's or row 63's column
    * (entry - kHtPad + 2 S, entry - kHtPad + S) is in the plane */
   auto needed = [&] (int idx) {
@@ -465,10 +454,8 @@ skss_model (const ImageView &src, uint8_t *dst, size_t dst_pitch,
     if (sp.n == sp.nch)
       continue;
     const int T = -C + sp.n * C;
-    if (!packed && s > 0 && progress[s - 1] < std::min (T + C + S, W))
-      continue;                                   /* the mover would wait */
     bool ready = true;
-    for (int j = 0; packed && s > 0 && j < C; j++)
+    for (int j = 0; s > 0 && j < C; j++)
       if (needed (T + j + kHtPad) &&
           ht_pk_tag_of (words[(size_t) (s - 1) * bw + T + j + kHtPad]) != tag)
         ready = false;                            /* the mover would wait */
@@ -481,15 +468,13 @@ skss_model (const ImageView &src, uint8_t *dst, size_t dst_pitch,
       for (int j = 0; j < C; j++) {
         const int col = T + j + (row == 0 ? 2 * S : S);
         up[row][j] = 0;
-        if (s > 0 && col >= 0 && col < W && packed) {
+        if (s > 0 && col >= 0 && col < W) {
           const unsigned long long w = words[(size_t) (s - 1) * bw + T + j + kHtPad];
-          up[row][j] = (short) (row == 0 ? ht_pk_pair_62 (w) : ht_pk_pair_63 (w));
-        } else if (s > 0 && col >= 0 && col < W) {
-          up[row][j] = bnd[((size_t) (s - 1) * 2 + row) * bw + T + j + kHtPad];
-          if (up[row][j] == kUnwritten) {
-            fprintf (stderr, "model: strip %d reads unwritten column %d\n", s, col);
+          if (ht_pk_tag_of (w) != tag) {
+            fprintf (stderr, "model: strip %d reads untagged column %d\n", s, col);
             return false;
           }
+          up[row][j] = (short) (row == 0 ? ht_pk_pair_62 (w) : ht_pk_pair_63 (w));
         }
       }
     const bool interior = sp.nrows == RS && T - S * (RS - 1) >= 0 && T + C <= W;
@@ -554,24 +539,14 @@ skss_model (const ImageView &src, uint8_t *dst, size_t dst_pitch,
       down[0][j] = (short) e[31][R - 2];
       down[1][j] = (short) e[31][R - 1];
     }
-    if (s + 1 < strips) {
-      for (int row = 0; row < 2; row++)
-        for (int j = 0; j < C; j++) {
-          const int idx = T - S * RS + kHtPad + j;
-          if (idx >= 0 && idx < bw && packed && row == 0)
-            words[(size_t) s * bw + idx] = ht_pk_pair (down[0][j], down[1][j], tag);
-          else if (idx >= 0 && idx < bw && !packed)
-            bnd[((size_t) s * 2 + row) * bw + idx] = down[row][j];
-        }
-      progress[s] = std::max (progress[s], std::max (0, std::min (T + C - S * (RS - 1), W)));
+    for (int j = 0; s + 1 < strips && j < C; j++) {
+      const int idx = T - S * RS + kHtPad + j;
+      if (idx >= 0 && idx < bw)
+        words[(size_t) s * bw + idx] = ht_pk_pair (down[0][j], down[1][j], tag);
     }
     if (++sp.n == sp.nch) {
       left--;
-      if (!packed && s + 1 < strips && progress[s] != W) {
-        fprintf (stderr, "model: strip %d ends at progress %d of %d\n", s, progress[s], W);
-        return false;
-      }
-      for (int idx = 0; packed && s + 1 < strips && idx < bw; idx++)
+      for (int idx = 0; s + 1 < strips && idx < bw; idx++)
         if (needed (idx) && ht_pk_tag_of (words[(size_t) s * bw + idx]) != tag) {
           fprintf (stderr, "model: strip %d ends without column entry %d\n", s, idx);
           return false;
@@ -1014,31 +989,37 @@ GST_START_TEST (test_ref_rgb_luma)
 }
 GST_END_TEST;
 
+/* Every kernel, so both of skss's shears: 2 (Floyd-Steinberg, Sierra Lite,
+ * Atkinson) and 4 (the others); the largest size keeps one of each
+ * (Floyd-Steinberg and Jarvis-Judice-Ninke). */
 GST_START_TEST (test_skss_model)
 {
   const testutil::Size sizes[] = { {1, 1}, {1, 130}, {200, 1}, {3, 64}, {5, 65},
     {31, 129}, {130, 200}, {257, 131}, {317, 70}, {640, 480} };
   int n = 0;
+  bool shear2 = false, shear4 = false;
   for (const testutil::Size &sz : sizes)
     for (HalftoneKernel k : all_kernels)
       for (int levels : { 2, 4 }) {
         if (sz.w * sz.h > 100000 && k != HalftoneKernel::floyd_steinberg &&
             k != HalftoneKernel::jarvis_judice_ninke)
           continue;
+        const int S = cip::detail::ht_skss_shift (k);
+        fail_unless (S == (cip::detail::ht_footprint (k).min_shift <= 2 ? 2 :
+                cip::detail::kHtShift), "%s shear %d", cip::halftone_kernel_name (k), S);
+        shear2 |= S == 2;
+        shear4 |= S == 4;
         HostImage src = testutil::make_image (sz.w, sz.h, Content::natural, 7, 2, 3);
         HostImage a = testutil::make_image (sz.w, sz.h, Content::zeros, 1, 1, 0);
         HostImage b = a;
         HalftonePlane p = plane (src.view (1), a);
         fail_unless (cip::ref::halftone (&p, 1, options (k, levels)) == Status::ok);
         const std::string what = describe ("model", k, levels, sz.w, sz.h);
-        /* every combination of halftone_debug_skss's variants */
-        for (unsigned v = 0; v < 4; v++) {
-          std::fill (b.bytes.begin (), b.bytes.end (), 0xA5);
-          fail_unless (skss_model (src.view (1), b.bytes.data (), b.pitch, nullptr, nullptr,
-                  0, k, levels, 0, 17 + n++, v), "%s variants %u", what.c_str (), v);
-          fail_unless (testutil::equal_2d (a.bytes.data (), a.pitch, b.bytes.data (), b.pitch,
-                  sz.w, sz.h, what), "%s variants %u", what.c_str (), v);
-        }
+        std::fill (b.bytes.begin (), b.bytes.end (), 0xA5);
+        fail_unless (skss_model (src.view (1), b.bytes.data (), b.pitch, nullptr, nullptr,
+                0, k, levels, 0, 17 + n++), "%s", what.c_str ());
+        fail_unless (testutil::equal_2d (a.bytes.data (), a.pitch, b.bytes.data (), b.pitch,
+                sz.w, sz.h, what), "%s", what.c_str ());
         /* with temporal stability: a history from another picture */
         HostImage h0 = testutil::make_image (sz.w, sz.h, Content::zeros, 1, 1, 0);
         HostImage other = testutil::make_image (sz.w, sz.h, Content::gradient, 8, 1, 0);
@@ -1056,6 +1037,7 @@ GST_START_TEST (test_skss_model)
                 99 + n++), "%s temporal", what.c_str ());
         fail_unless (a.bytes == b.bytes && ha.bytes == hb.bytes, "%s temporal", what.c_str ());
       }
+  fail_unless (shear2 && shear4, "the model ran both shears");
 }
 GST_END_TEST;
 
@@ -1669,28 +1651,17 @@ const HalftoneAlgorithm gpu_algos[] = { HalftoneAlgorithm::automatic,
   HalftoneAlgorithm::skss, HalftoneAlgorithm::wavefront,
   HalftoneAlgorithm::single_block };
 
-/* Stream and one workspace (prepared once) shared by every call of a test.
- * variant: which skss runs (halftone_debug_skss), 0 the default, 1 both
- * variants under evaluation (packed hand-off, shear 2), 2 shear 2 with the
- * default hand-off (packed alone: variant 1 on the kernels shear 2 does not
- * serve); the loop tests run once with each (their loop index). */
-constexpr int kSkssVariants = 3;
-constexpr unsigned kSkssOf[kSkssVariants] = { 0u,
-  cip::halftone_skss_packed | cip::halftone_skss_shear2, cip::halftone_skss_shear2 };
+/* Stream and one workspace (prepared once) shared by every call of a test. */
 struct Gpu {
   cudaStream_t stream = nullptr;
   DevBuf ws;
-  unsigned skss;
-  explicit Gpu (size_t ws_bytes = 64u << 20, int variant = 0)
-      : ws (ws_bytes), skss (kSkssOf[variant]) {
+  explicit Gpu (size_t ws_bytes = 64u << 20) : ws (ws_bytes) {
     CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
     fail_unless (cip::halftone_workspace_init (ws.p, ws.n, stream) == Status::ok);
-    cip::halftone_debug_skss (skss);
   }
   ~Gpu () {
     cudaStreamSynchronize (stream);
     cudaStreamDestroy (stream);
-    cip::halftone_debug_skss (0);
   }
 };
 
@@ -1748,8 +1719,7 @@ gpu_matches (Gpu &g, const Call &call, const HalftoneOptions &o,
   }
   std::vector<HalftonePlane> dp = call.mapped (dev_to);
   fail_unless (cip::halftone_workspace_bytes (dp.data (), (int) dp.size ()) <= g.ws.n);
-  const std::string w = what + " " + cip::halftone_algorithm_name (algo) +
-      (g.skss ? " (skss variants " + std::to_string (g.skss) + ")" : "");
+  const std::string w = what + " " + cip::halftone_algorithm_name (algo);
   Status st = cip::halftone (dp.data (), (int) dp.size (), o, g.ws.p, g.ws.n,
       g.stream, algo);
   if (st != Status::ok) {
@@ -1787,13 +1757,8 @@ gpu_check (Gpu &g, Call &call, std::vector<std::vector<uint8_t> *> outs,
   for (uint8_t poison : poisons) {
     for (auto *b : outs)
       std::fill (b->begin (), b->end (), poison);
-    for (HalftoneAlgorithm a : algos) {
-      /* the variants are skss's */
-      if (g.skss && (a == HalftoneAlgorithm::wavefront ||
-              a == HalftoneAlgorithm::single_block))
-        continue;
+    for (HalftoneAlgorithm a : algos)
       fail_unless (gpu_matches (g, call, o, a, what), "%s", what.c_str ());
-    }
   }
 }
 
@@ -1860,7 +1825,7 @@ small_skips_constant (HalftoneKernel k)
 
 GST_START_TEST (test_gpu_kernels_levels_sizes)
 {
-  Gpu g (64u << 20, __i__);
+  Gpu g;
   for (int si = 0; si < testutil::n_edge_sizes; si++) {
     const testutil::Size sz = testutil::edge_sizes[si];
     for (HalftoneKernel k : all_kernels)
@@ -1890,7 +1855,7 @@ GST_END_TEST;
 GST_START_TEST (test_gpu_video_sizes)
 {
   CIP_SKIP_IF_SMALL ();       /* large frames */
-  Gpu g (64u << 20, __i__);
+  Gpu g;
   const testutil::Size sizes[] = { {1920, 1080}, {3840, 2160} };
   for (const testutil::Size &sz : sizes) {
     HostImage src = testutil::make_image (sz.w, sz.h, Content::natural, 51, 1, 0);
@@ -1918,7 +1883,7 @@ GST_END_TEST;
  * step-4 channels into an RGBA destination), unaligned and odd shapes. */
 GST_START_TEST (test_gpu_multiplane)
 {
-  Gpu g (64u << 20, __i__);
+  Gpu g;
   const struct { int w, h; size_t pad; } shapes[] = { {640, 480, 0}, {333, 101, 3},
     {1920, 1080, 0}, {65, 130, 1} };
   for (auto sh : shapes)
@@ -1969,7 +1934,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_gpu_steps_unaligned)
 {
-  Gpu g (64u << 20, __i__);
+  Gpu g;
   for (HalftoneKernel k : { HalftoneKernel::floyd_steinberg, HalftoneKernel::stucki,
           HalftoneKernel::sierra_lite })
     for (int step : { 1, 2, 3, 4 })
@@ -2017,7 +1982,7 @@ GST_END_TEST;
  * CIP_TEST_SMALL: 20 runs of a small frame (compute-sanitizer). */
 GST_START_TEST (test_gpu_repeatable)
 {
-  Gpu g (64u << 20, __i__);
+  Gpu g;
   struct Case { int w, h, levels, runs; HalftoneKernel k; };
   const Case full[] = { {1920, 1080, 2, 10000, HalftoneKernel::floyd_steinberg},
     {1920, 1080, 4, 200, HalftoneKernel::jarvis_judice_ninke},
@@ -2036,7 +2001,7 @@ GST_END_TEST;
 /* Fewer workers than strips (down to one): still terminates, same output. */
 GST_START_TEST (test_gpu_capped_grid)
 {
-  Gpu g (64u << 20, __i__);
+  Gpu g;
   for (int workers : { 1, 2, 3, 5 }) {
     cip::halftone_debug_max_workers (workers);
     const std::string wk = " workers " + std::to_string (workers);
@@ -2067,26 +2032,38 @@ GST_START_TEST (test_gpu_capped_grid)
 }
 GST_END_TEST;
 
-/* One workspace through the skss variants and two layouts in turn: the
- * packed hand-off must not trust a word that another layout or the other
- * hand-off left there (Floyd-Steinberg: shear 2 or 4; Jarvis: 4). */
-GST_START_TEST (test_gpu_variant_switch)
+/* One workspace, two plane layouts in turn (one 1001x333 plane; a 640x500
+ * and a 320x250 plane): skss's packed hand-off must not trust a word that
+ * the other layout left in the boundary regions (they are zeroed on a
+ * layout change), nor one of an earlier launch on the same layout (its tag
+ * is stale). Floyd-Steinberg (shear 2) and Jarvis-Judice-Ninke (shear 4)
+ * alternate; every output equals the reference's. */
+GST_START_TEST (test_gpu_layout_switch)
 {
   Gpu g;
   HostImage a = testutil::make_image (1001, 333, Content::natural, 111, 1, 0);
   HostImage b = testutil::make_image (640, 500, Content::random, 112, 1, 3);
-  const unsigned seq[] = { 3, 0, 3, 1, 2, 3, 1, 0, 1, 2, 3 };
-  int n = 0;
-  for (unsigned v : seq) {
-    g.skss = v;
-    cip::halftone_debug_skss (v);
-    for (HostImage *src : { &a, &a, &b }) {
-      const HalftoneKernel k = n++ % 3 == 2 ? HalftoneKernel::jarvis_judice_ninke :
+  HostImage c = testutil::make_image (320, 250, Content::natural, 113, 1, 1);
+  HostImage ob = testutil::make_image (640, 500, Content::zeros, 1, 1, 2);
+  HostImage oc = testutil::make_image (320, 250, Content::zeros, 1, 1, 0);
+  Call two;
+  two.bufs = { &b.bytes, &c.bytes, &ob.bytes, &oc.bytes };
+  two.planes = { plane (b.view (), ob), plane (c.view (), oc) };
+  for (int round = 0; round < 6; round++) {
+    /* layout a twice (the second launch finds the first's words, not
+     * zeroed: same layout), then b */
+    for (int i = 0; i < 2; i++) {
+      const HalftoneKernel k = i ? HalftoneKernel::jarvis_judice_ninke :
           HalftoneKernel::floyd_steinberg;
-      gpu_check_plane (g, *src, 0, options (k, 2), 1, 0, describe ("gpu switch", k, 2,
-              src->width, src->height, ("variants " + std::to_string (v)).c_str ()),
+      gpu_check_plane (g, a, 0, options (k, 2), 1, 0, describe ("gpu switch", k, 2,
+              a.width, a.height, ("round " + std::to_string (round)).c_str ()),
           { HalftoneAlgorithm::skss });
     }
+    const HalftoneKernel k = round % 2 ? HalftoneKernel::jarvis_judice_ninke :
+        HalftoneKernel::floyd_steinberg;
+    gpu_check (g, two, { &ob.bytes, &oc.bytes }, options (k, 2),
+        describe ("gpu switch 2 planes", k, 2, b.width, b.height,
+            ("round " + std::to_string (round)).c_str ()), { HalftoneAlgorithm::skss });
   }
 }
 GST_END_TEST;
@@ -2097,7 +2074,7 @@ GST_END_TEST;
 GST_START_TEST (test_gpu_temporal_sequence)
 {
   CIP_SKIP_IF_SMALL ();       /* large frames */
-  Gpu g (64u << 20, __i__);
+  Gpu g;
   const int w = 1280, h = 720;
   HostImage scene = testutil::make_image (w, h, Content::natural, 111, 1, 0);
   HostImage cut = testutil::make_image (w, h, Content::gradient, 112, 1, 0);
@@ -2168,7 +2145,7 @@ GST_END_TEST;
  * call, ordered dithering and a history. */
 GST_START_TEST (test_gpu_rgb_luma)
 {
-  Gpu g (64u << 20, __i__);
+  Gpu g;
   const int rgba[3] = {0, 1, 2}, bgrx[3] = {2, 1, 0};
   int n = 0;
   for (auto wh : { std::pair<int, int> (1, 1), {67, 41}, {33, 130}, {1920, 1080} })
@@ -2240,13 +2217,41 @@ gpu_check_plane16 (Gpu &g, HostImage &src, int ch, const HalftoneOptions &o,
 
 }  // namespace
 
+/* Widths that are not a multiple of a word, on 4-byte aligned rows (padded
+ * pitches, source and destination), so that skss moves words and only the
+ * last word of a row crosses the right edge: both shears (Floyd-Steinberg
+ * and Atkinson 2, Jarvis-Judice-Ninke 4), the 8-bit odd rows of shear 2
+ * (aligned words inside, halves at the edges), 8- and 16-bit samples. */
+GST_START_TEST (test_gpu_ragged_aligned)
+{
+  Gpu g;
+  int n = 0;
+  for (int w : { 1, 2, 3, 5, 6, 7, 33, 34, 35, 66, 333, 1001, 1002, 1003 })
+    for (int h : { 1, 3, 65, 130 }) {
+      const size_t pad = (size_t) ((4 - w % 4) % 4 + 4 * (n % 2));
+      for (HalftoneKernel k : { HalftoneKernel::floyd_steinberg, HalftoneKernel::atkinson,
+              HalftoneKernel::jarvis_judice_ninke }) {
+        HostImage src = testutil::make_image (w, h, n % 3 ? Content::natural :
+            Content::random, 300 + n, 1, pad);
+        gpu_check_plane (g, src, 0, options (k, 2), 1, pad, describe ("gpu ragged", k, 2,
+                w, h, "aligned"), { HalftoneAlgorithm::skss });
+        HostImage s16 = testutil::make_image16 (w, h, Content::natural, 10, 6, 400 + n,
+            1, pad * 2);
+        gpu_check_plane16 (g, s16, 0, options (k, 4), 1, pad * 2, describe ("gpu16 ragged",
+                k, 4, w, h, "aligned"));
+        n++;
+      }
+    }
+}
+GST_END_TEST;
+
 /* Every kernel, levels 2/4/256, the edge sizes and 31x33, contents (random,
  * natural, gradient; constant 0, max and mid), P010, I420_10 and 16-bit
  * layouts with junk in the other bits, padded pitches: the GPU equals the
  * reference byte for byte. */
 GST_START_TEST (test_gpu16_kernels_levels_sizes)
 {
-  Gpu g (64u << 20, __i__);
+  Gpu g;
   std::vector<testutil::Size> sizes (testutil::edge_sizes,
       testutil::edge_sizes + testutil::n_edge_sizes);
   sizes.push_back ({31, 33});
@@ -2284,7 +2289,7 @@ GST_END_TEST;
 GST_START_TEST (test_gpu16_video_sizes)
 {
   CIP_SKIP_IF_SMALL ();       /* large frames */
-  Gpu g (64u << 20, __i__);
+  Gpu g;
   const testutil::Size sizes[] = { {1920, 1080}, {3840, 2160} };
   for (const Layout16 &l : { layouts16[0], layouts16[2] })
     for (const testutil::Size &sz : sizes) {
@@ -2308,7 +2313,7 @@ GST_END_TEST;
  * destination 2- but not 4-byte aligned. */
 GST_START_TEST (test_gpu16_multiplane)
 {
-  Gpu g (64u << 20, __i__);
+  Gpu g;
   const struct { int w, h; size_t pad; } shapes[] = { {640, 480, 0}, {333, 101, 6},
     {1920, 1080, 0}, {65, 130, 2} };
   for (auto sh : shapes)
@@ -2387,7 +2392,7 @@ GST_END_TEST;
  * call gives the same output. */
 GST_START_TEST (test_gpu16_temporal_capped_repeat)
 {
-  Gpu g (64u << 20, __i__);
+  Gpu g;
   const bool sm = cip_test_small ();
   const int w = sm ? 200 : 1280, h = sm ? 150 : 720;
   for (const Layout16 &l : { layouts16[0], layouts16[2] })
@@ -2443,7 +2448,7 @@ GST_START_TEST (test_gpu16_temporal_capped_repeat)
 }
 GST_END_TEST;
 
-/* The comparison variants take 8-bit planes only. */
+/* The comparison algorithms (wavefront, single_block) take 8-bit planes only. */
 GST_START_TEST (test_gpu16_invalid_arguments)
 {
   Gpu g (1 << 20);
@@ -2542,22 +2547,23 @@ halftone_suite (void)
   TCase *gpu = tcase_create ("gpu");
 #ifdef HAVE_CUDA
   tcase_add_test (gpu, test_gpu_invalid_arguments);
-  tcase_add_loop_test (gpu, test_gpu_kernels_levels_sizes, 0, kSkssVariants);
-  tcase_add_loop_test (gpu, test_gpu_video_sizes, 0, kSkssVariants);
-  tcase_add_loop_test (gpu, test_gpu_multiplane, 0, kSkssVariants);
-  tcase_add_loop_test (gpu, test_gpu_steps_unaligned, 0, kSkssVariants);
+  tcase_add_test (gpu, test_gpu_kernels_levels_sizes);
+  tcase_add_test (gpu, test_gpu_ragged_aligned);
+  tcase_add_test (gpu, test_gpu_video_sizes);
+  tcase_add_test (gpu, test_gpu_multiplane);
+  tcase_add_test (gpu, test_gpu_steps_unaligned);
   tcase_add_test (gpu, test_gpu_ordered);
-  tcase_add_loop_test (gpu, test_gpu_repeatable, 0, kSkssVariants);
-  tcase_add_loop_test (gpu, test_gpu_capped_grid, 0, kSkssVariants);
-  tcase_add_test (gpu, test_gpu_variant_switch);
-  tcase_add_loop_test (gpu, test_gpu_temporal_sequence, 0, kSkssVariants);
-  tcase_add_loop_test (gpu, test_gpu_rgb_luma, 0, kSkssVariants);
+  tcase_add_test (gpu, test_gpu_repeatable);
+  tcase_add_test (gpu, test_gpu_capped_grid);
+  tcase_add_test (gpu, test_gpu_layout_switch);
+  tcase_add_test (gpu, test_gpu_temporal_sequence);
+  tcase_add_test (gpu, test_gpu_rgb_luma);
   tcase_add_test (gpu, test_gpu16_invalid_arguments);
-  tcase_add_loop_test (gpu, test_gpu16_kernels_levels_sizes, 0, kSkssVariants);
-  tcase_add_loop_test (gpu, test_gpu16_video_sizes, 0, kSkssVariants);
-  tcase_add_loop_test (gpu, test_gpu16_multiplane, 0, kSkssVariants);
+  tcase_add_test (gpu, test_gpu16_kernels_levels_sizes);
+  tcase_add_test (gpu, test_gpu16_video_sizes);
+  tcase_add_test (gpu, test_gpu16_multiplane);
   tcase_add_test (gpu, test_gpu16_ordered);
-  tcase_add_loop_test (gpu, test_gpu16_temporal_capped_repeat, 0, kSkssVariants);
+  tcase_add_test (gpu, test_gpu16_temporal_capped_repeat);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;

@@ -88,13 +88,15 @@
  *   64 rows, one worker (a 96-thread block) per strip at a time, claimed
  *   through a global ticket so that any grid size and residency terminates.
  *   In a strip, lane k of the compute warp owns rows 2k and 2k+1, each row
- *   sheared 4 columns left of the one above (parallelogram tiles), so all 64
- *   rows step through their columns in lockstep; errors move down a row
- *   through registers and warp shuffles. The strip's last two rows go to the
- *   next strip through global memory, published chunk by chunk behind a
- *   per-strip progress word (release/acquire) by one of the block's two
- *   mover warps while the other fetches the strip above's rows: the compute
- *   warp never waits on global memory. One launch for all planes. 16-bit
+ *   sheared 2 (Floyd-Steinberg, Sierra Lite, Atkinson) or 4 (the kernels
+ *   that reach further) columns left of the one above (parallelogram
+ *   tiles), so all 64 rows step through their columns in lockstep; errors
+ *   move down a row through registers and warp shuffles. The strip's last
+ *   two rows go to the next strip through global memory chunk by chunk, as
+ *   64-bit words tagged with the launch's epoch (no flags, no fences), sent
+ *   by one of the block's two mover warps while the other fetches the strip
+ *   above's rows: the compute warp never waits on global memory. One launch
+ *   for all planes. 16-bit
  *   planes run the same kernel instantiated for 16-bit words (a sample-size
  *   template parameter: 32-bit words of two samples instead of four, int32
  *   errors in the rings and boundary rows, the level arithmetic for M).
@@ -238,16 +240,6 @@ Status halftone (const HalftonePlane *planes, int n_planes,
  * default, removes the cap. */
 void halftone_debug_max_workers (int n);
 
-/* Testing and benchmarking only: skss variants under evaluation, for later
- * launches in this process (an OR of these; 0, the default, runs neither).
- * halftone_skss_packed hands strip boundaries over as tagged 64-bit words,
- * without progress words or fences; halftone_skss_shear2 runs the kernels
- * whose reach allows it (Floyd-Steinberg, Sierra Lite, Atkinson) with rows
- * 2 columns apart instead of 4: a shorter chain of dependent steps. The
- * output is the same either way. */
-constexpr unsigned halftone_skss_packed = 1u;
-constexpr unsigned halftone_skss_shear2 = 2u;
-void halftone_debug_skss (unsigned variants);
 
 namespace ref {
 /* CPU reference: same semantics, host pointers, bit-identical output (and
