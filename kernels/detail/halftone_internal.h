@@ -337,7 +337,8 @@ ht_error_bytes (const HalftonePlane &p)
   return p.src.bytes == 2 ? 4 : 2;
 }
 
-/* Workspace: [0, 256) ticket, done counter and epoch; per plane, the
+/* Workspace: [0, 256) ticket, done counter and epoch (the last word, never
+ * written, is the source of skss's copies of no byte); per plane, the
  * boundary rows of each strip but the last (the hand-off's tagged 64-bit
  * words: 4 rows of ht_error_bytes); per plane, the wavefront's error slots
  * (kHtRing int16 per row). 256-byte aligned regions. */

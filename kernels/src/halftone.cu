@@ -78,7 +78,6 @@ using namespace detail;
 constexpr int kRpl = kHtRowsPerLane;
 constexpr int kRows = kHtStripRows;
 constexpr int kC = kHtChunk;
-constexpr int kS = kHtShift;      /* the shear of the kernels that reach further */
 /* Sample size B (bytes: 1, or 2 for 16-bit words): the sample and error
  * types, and the 32-bit words of a row's chunk. The 8-bit instantiation is
  * the original kernel: every B-dependent expression reduces to it. */
@@ -146,10 +145,10 @@ plane_of (const Params &p, int i)
   }
 }
 
-/* S: skss's shear (ht_skss_shift: 2 or kS); even, so that 16-bit rows start
+/* S: skss's shear (ht_skss_shift: 2 or kHtShift); even, so that 16-bit rows start
  * chunks on 4-byte
  * boundaries, and 8-bit rows on 4- or (odd rows at shear 2) 2-byte ones. */
-template <HalftoneKernel KK, int S = kS>
+template <HalftoneKernel KK, int S = ht_skss_shift (KK)>
 struct Traits {
   static constexpr HtKernelDef d = ht_kernel_def (KK);
   static constexpr HtFootprint f = ht_footprint (KK);
@@ -769,6 +768,104 @@ store_chunk (uint8_t *base, size_t pitch, int step, bool vec, int width,
   }
 }
 
+/* Staged input (sm_80+, planes of 32-bit access): the compute warp copies
+ * each row chunk's words into shared memory kHtStage chunks ahead with
+ * cp.async and reads them from there when it computes the chunk, so that a
+ * chunk waits for shared memory, not for L2 (bench_halftone --trace: with
+ * the loads one chunk ahead in registers, ~1 us of each 2.2 us chunk went
+ * waiting for them). Zero fill outside the plane: a word outside copies no
+ * byte, from a word of the workspace that is always there (`zero_src`:
+ * compute-sanitizer checks a copy's 4-byte address range, not the bytes it
+ * reads); the one across a right edge that is not a word multiple copies
+ * the bytes inside, and its 4 bytes stay inside the row's pitch (staged
+ * planes have pitches of whole words). Every slot word is written by a copy
+ * (plain stores mixed in made the kernel 25% slower). Each lane copies and
+ * reads only its own rows, so its own cp.async.wait_group orders them. An 8-bit odd row of shear 2 keeps the 9
+ * aligned words around its chunk (kStgW), joined by funnel shifts on the
+ * read. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define CIP_HT_STAGE 1
+#else
+#define CIP_HT_STAGE 0
+#endif
+constexpr int kHtStage = 3;                /* chunks copied ahead */
+constexpr int kNStg = kHtStage + 1;        /* slots */
+template <int B>
+constexpr int kStgW = kWB<B> + 1;          /* words a row keeps per slot */
+template <int B>
+constexpr int kStgWords = kNStg * kRows * kStgW<B>;
+
+__device__ __forceinline__ void
+cp_async4 (uint32_t *dst, const void *src, int bytes)
+{
+#if CIP_HT_STAGE
+  asm volatile ("cp.async.ca.shared.global [%0], [%1], 4, %2;"
+      : : "r" (smem (dst)), "l" (src), "r" (bytes) : "memory");
+#endif
+}
+
+__device__ __forceinline__ void
+cp_async_commit ()
+{
+#if CIP_HT_STAGE
+  asm volatile ("cp.async.commit_group;" : : : "memory");
+#endif
+}
+
+/* until at most N of this thread's groups are still in flight */
+template <int N>
+__device__ __forceinline__ void
+cp_async_wait ()
+{
+#if CIP_HT_STAGE
+  asm volatile ("cp.async.wait_group %0;" : : "n" (N) : "memory");
+#endif
+}
+
+/* Copies the lane's rows of the chunk at step T into `slot` (kRows rows of
+ * kStgW<B> words). */
+template <int S, int B>
+__device__ __forceinline__ void
+stage_chunk (uint32_t *slot, const uint8_t *base, size_t pitch, int width,
+    int y0, int T, const Ctx &c, const void *zero_src)
+{
+  constexpr int P = kSpw<B>;
+#pragma unroll
+  for (int r = 0; r < kRpl; r++) {
+    const int i = c.lane * kRpl + r;
+    const int x0 = T - S * i;
+    const bool half = B == 1 && (S * r) % 4 != 0;
+    const bool live = i < c.nrows && x0 < width && x0 + kC > 0;
+    const uint8_t *row = base + (size_t) (y0 + (live ? i : 0)) * pitch;
+    uint32_t *d = slot + i * kStgW<B>;
+    /* the first aligned word: x0 (samples), or 2 bytes before it */
+    const int xa0 = half ? x0 - 2 : x0;
+#pragma unroll
+    for (int g = 0; g <= kWB<B>; g++) {
+      if (g == kWB<B> && !half)
+        break;
+      const int xa = xa0 + P * g;
+      const int n = live && xa >= 0 ? min (max ((width - xa) * B, 0), 4) : 0;
+      cp_async4 (d + g, n > 0 ? row + (size_t) xa * B : zero_src, n);
+    }
+  }
+}
+
+/* The lane's rows of a staged chunk, as load_chunk gives them. */
+template <int S, int B>
+__device__ __forceinline__ void
+read_stage (const uint32_t *slot, const Ctx &c, uint32_t (&w)[kRpl][kWB<B>])
+{
+#pragma unroll
+  for (int r = 0; r < kRpl; r++) {
+    const uint32_t *d = slot + (c.lane * kRpl + r) * kStgW<B>;
+    const bool half = B == 1 && (S * r) % 4 != 0;
+#pragma unroll
+    for (int g = 0; g < kWB<B>; g++)
+      w[r][g] = half ? __funnelshift_r (d[g], d[g + 1], 16) : d[g];
+  }
+}
+
 /* Chunks of a strip: steps -kC .. t_last, t_last = W-1 + S (nrows-1), the
  * first one only fills the windows from the strip above. */
 __device__ __forceinline__ int
@@ -781,7 +878,7 @@ strip_chunks (int width, int nrows, int S)
 template <HalftoneKernel KK, int S, int B, bool BIN, bool TEMP>
 __device__ void
 compute_strip (const Params &p, const PlaneP &pp, int s,
-    Shared<typename Smp<B>::E> &sm, int up_i, int down_i)
+    Shared<typename Smp<B>::E> &sm, uint32_t *stg, int up_i, int down_i)
 {
   using E = typename Smp<B>::E;
   constexpr int kWb = kWB<B>;
@@ -811,27 +908,69 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
     st.l1[r] = st.l2[r] = 0;
   }
   uint32_t inb[kRpl][kWb], hib[kRpl][kWb], ob[kRpl][kWb];
-  load_chunk<S, B> (pp.src, pp.src_pitch, pp.src_step, pp.src_vec, pp.width, y0,
-      -kC, c, inb, true);
-  if constexpr (TEMP)
-    load_chunk<S, B> (pp.hist, pp.hist_pitch, B, pp.hist_vec, pp.width, y0, -kC,
-        c, hib, false);
-  else
 #pragma unroll
-    for (int r = 0; r < kRpl; r++)
+  for (int r = 0; r < kRpl; r++)
 #pragma unroll
-      for (int g = 0; g < kWb; g++)
-        hib[r][g] = 0;
+    for (int g = 0; g < kWb; g++)
+      hib[r][g] = 0;
+  /* the input kHtStage chunks ahead in shared memory (stage_chunk), or,
+   * without 32-bit access (or before sm_80), one chunk ahead in registers */
+  constexpr int kSlot = kRows * kStgW<B>;
+  uint32_t *const stg_h = stg + kStgWords<B>;
+  /* the workspace's last control word (never written): the source of the
+   * copies of no byte */
+  const void *const zsrc = p.ctl + 63;
+#if CIP_HT_STAGE
+  const bool staged = pp.src_vec && pp.src_pitch % 4 == 0 &&
+      (!TEMP || (pp.hist_vec && pp.hist_pitch % 4 == 0));
+#else
+  constexpr bool staged = false;
+#endif
+  if (staged) {
+    for (int k = 0; k < kHtStage; k++) {
+      if (k < nch) {
+        stage_chunk<S, B> (stg + k * kSlot, pp.src, pp.src_pitch, pp.width, y0,
+            -kC + k * kC, c, zsrc);
+        if constexpr (TEMP)
+          stage_chunk<S, B> (stg_h + k * kSlot, pp.hist, pp.hist_pitch, pp.width,
+              y0, -kC + k * kC, c, zsrc);
+      }
+      cp_async_commit ();
+    }
+  } else {
+    load_chunk<S, B> (pp.src, pp.src_pitch, pp.src_step, pp.src_vec, pp.width, y0,
+        -kC, c, inb, true);
+    if constexpr (TEMP)
+      load_chunk<S, B> (pp.hist, pp.hist_pitch, B, pp.hist_vec, pp.width, y0, -kC,
+          c, hib, false);
+  }
 
   for (int n = 0; n < nch; n++) {
     const int T = -kC + n * kC;
-    /* next chunk's input, in flight while this one computes */
     uint32_t inn[kRpl][kWb], hin[kRpl][kWb];
-    load_chunk<S, B> (pp.src, pp.src_pitch, pp.src_step, pp.src_vec, pp.width, y0,
-        T + kC, c, inn, true);
-    if constexpr (TEMP)
-      load_chunk<S, B> (pp.hist, pp.hist_pitch, B, pp.hist_vec, pp.width, y0,
-          T + kC, c, hin, false);
+    if (staged) {
+      /* chunk n + kHtStage into the slot chunk n - 1 left; then chunk n */
+      const int k = n + kHtStage;
+      if (k < nch) {
+        stage_chunk<S, B> (stg + (k % kNStg) * kSlot, pp.src, pp.src_pitch,
+            pp.width, y0, -kC + k * kC, c, zsrc);
+        if constexpr (TEMP)
+          stage_chunk<S, B> (stg_h + (k % kNStg) * kSlot, pp.hist, pp.hist_pitch,
+              pp.width, y0, -kC + k * kC, c, zsrc);
+      }
+      cp_async_commit ();
+      cp_async_wait<kHtStage> ();
+      read_stage<S, B> (stg + (n % kNStg) * kSlot, c, inb);
+      if constexpr (TEMP)
+        read_stage<S, B> (stg_h + (n % kNStg) * kSlot, c, hib);
+    } else {
+      /* next chunk's input, in flight while this one computes */
+      load_chunk<S, B> (pp.src, pp.src_pitch, pp.src_step, pp.src_vec, pp.width,
+          y0, T + kC, c, inn, true);
+      if constexpr (TEMP)
+        load_chunk<S, B> (pp.hist, pp.hist_pitch, B, pp.hist_vec, pp.width, y0,
+            T + kC, c, hin, false);
+    }
 
     const E *up = sm.zero;
     HT_TRACE (pp.first_strip + s, kTrWait, n);
@@ -865,14 +1004,15 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
     if (pp.hist)
       store_chunk<S, B> (pp.hist, pp.hist_pitch, B, pp.hist_vec, pp.width, y0, T,
           c, ob);
+    if (!staged)
 #pragma unroll
-    for (int r = 0; r < kRpl; r++)
+      for (int r = 0; r < kRpl; r++)
 #pragma unroll
-      for (int g = 0; g < kWb; g++) {
-        inb[r][g] = inn[r][g];
-        if constexpr (TEMP)
-          hib[r][g] = hin[r][g];
-      }
+        for (int g = 0; g < kWb; g++) {
+          inb[r][g] = inn[r][g];
+          if constexpr (TEMP)
+            hib[r][g] = hin[r][g];
+        }
   }
 }
 
@@ -1034,6 +1174,11 @@ __global__ void __launch_bounds__ (kHtThreads)
 ht_skss (const Params p)
 {
   __shared__ Shared<typename Smp<B>::E> sm;
+#if CIP_HT_STAGE
+  __shared__ uint32_t stg[(TEMP ? 2 : 1) * kStgWords<B>];
+#else
+  uint32_t *const stg = nullptr;
+#endif
   const int warp = threadIdx.x >> 5;
   for (int i = threadIdx.x; i < 2 * kC; i += blockDim.x)
     sm.zero[i] = 0;
@@ -1059,7 +1204,7 @@ ht_skss (const Params p)
     if (threadIdx.x == 0)
       HT_TRACE (pp.first_strip + strip, kTrMisc, 0);
     if (warp == 0)
-      compute_strip<KK, S, B, BIN, TEMP> (p, pp, strip, sm, up_i, down_i);
+      compute_strip<KK, S, B, BIN, TEMP> (p, pp, strip, sm, stg, up_i, down_i);
     else
       mover_strip<S, B> (p, pp, strip, sm, warp == 1, warp == 1 ? up_i : down_i,
           tag);
