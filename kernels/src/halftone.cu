@@ -98,7 +98,18 @@ constexpr int kSpw = 4 / B;         /* samples per 32-bit word */
 template <int B>
 constexpr int kWB = kC / kSpw<B>;   /* 32-bit words per row and chunk */
 constexpr int kNR = 4;              /* ring slots (chunks) */
-constexpr int kHtThreads = 96;      /* compute, up mover, down mover */
+constexpr int kHtThreads = 128;     /* compute, up mover, down mover, io */
+/* staged planes (io_strip): the input kHtStage chunks ahead in kNStg slots,
+ * the outputs in kNO; a row's chunk in kStgW<B> words (8-bit odd rows at
+ * shear 2 keep the 9 aligned words around it; odd, so that the compute
+ * warp's lanes, two rows apart, meet in at most two banks) */
+constexpr int kHtStage = 3;
+constexpr int kNStg = 4;
+constexpr int kNO = 2;
+template <int B>
+constexpr int kStgW = kWB<B> + 1;
+template <int B>
+constexpr int kSlotW = kRows * kStgW<B>;    /* words of a slot */
 constexpr unsigned kFull = 0xffffffffu;
 
 static_assert (kRpl >= 2, "lane 31 must own both boundary rows");
@@ -245,20 +256,22 @@ ht_trace (int s, int kind, int n)
 #define CIP_HT_MBARRIER 0
 #endif
 
-static_assert ((kNR & (kNR - 1)) == 0, "ring slots: a power of two");
-
+/* N: slots (a power of two) */
+template <int N = kNR>
 struct Ring {
+  static_assert ((N & (N - 1)) == 0, "ring slots: a power of two");
 #if CIP_HT_MBARRIER
-  unsigned long long full[kNR], empty[kNR];
+  unsigned long long full[N], empty[N];
 #else
   int filled, freed;           /* chunks written / read */
 #endif
 };
 
+template <int N = kNR>
 __device__ __forceinline__ int
 slot_of (int i)
 {
-  return (int) ((unsigned) i % kNR);
+  return (int) ((unsigned) i % N);
 }
 
 #if CIP_HT_MBARRIER
@@ -326,11 +339,12 @@ warp_signal (int *count, int v)
 #endif
 
 /* One thread, before the __syncthreads that starts the first strip. */
+template <int N>
 __device__ __forceinline__ void
-ring_init (Ring &r)
+ring_init (Ring<N> &r)
 {
 #if CIP_HT_MBARRIER
-  for (int k = 0; k < kNR; k++) {
+  for (int k = 0; k < N; k++) {
     asm volatile ("mbarrier.init.shared.b64 [%0], %1;"
         : : "r" (smem (&r.full[k])), "r" (32) : "memory");
     asm volatile ("mbarrier.init.shared.b64 [%0], %1;"
@@ -342,11 +356,12 @@ ring_init (Ring &r)
 }
 
 /* Consumer: until chunk i's slot is written. */
+template <int N>
 __device__ __forceinline__ void
-ring_wait_full (Ring &r, int i, unsigned long long limit)
+ring_wait_full (Ring<N> &r, int i, unsigned long long limit)
 {
 #if CIP_HT_MBARRIER
-  mbar_wait (&r.full[slot_of (i)], (unsigned) (i / kNR) & 1u, limit);
+  mbar_wait (&r.full[slot_of<N> (i)], (unsigned) (i / N) & 1u, limit);
 #else
   Watchdog wd;
   while (vload (&r.filled) <= i)
@@ -356,42 +371,58 @@ ring_wait_full (Ring &r, int i, unsigned long long limit)
 }
 
 /* Producer: chunk i's slot is written. */
+template <int N>
 __device__ __forceinline__ void
-ring_fill (Ring &r, int i)
+ring_fill (Ring<N> &r, int i)
 {
 #if CIP_HT_MBARRIER
-  mbar_arrive (&r.full[slot_of (i)]);
+  mbar_arrive (&r.full[slot_of<N> (i)]);
 #else
   warp_signal (&r.filled, i + 1);
 #endif
 }
 
-/* Producer: until chunk i's slot is free (chunk i - kNR read). */
+/* Producer: until chunk i's slot is free (chunk i - N read). */
+template <int N>
 __device__ __forceinline__ void
-ring_wait_empty (Ring &r, int i, unsigned long long limit)
+ring_wait_empty (Ring<N> &r, int i, unsigned long long limit)
 {
-  if (i < kNR)
+  if (i < N)
     return;
 #if CIP_HT_MBARRIER
-  mbar_wait (&r.empty[slot_of (i)], (unsigned) (i / kNR - 1) & 1u, limit);
+  mbar_wait (&r.empty[slot_of<N> (i)], (unsigned) (i / N - 1) & 1u, limit);
 #else
   Watchdog wd;
-  while (vload (&r.freed) < i - kNR + 1)
+  while (vload (&r.freed) < i - N + 1)
     wd.poll (limit);
   __threadfence_block ();
 #endif
 }
 
 /* Consumer: chunk i's slot is read. */
+template <int N>
 __device__ __forceinline__ void
-ring_free (Ring &r, int i)
+ring_free (Ring<N> &r, int i)
 {
 #if CIP_HT_MBARRIER
-  mbar_arrive (&r.empty[slot_of (i)]);
+  mbar_arrive (&r.empty[slot_of<N> (i)]);
 #else
   warp_signal (&r.freed, i + 1);
 #endif
 }
+
+#if CIP_HT_MBARRIER
+/* Producer whose writes are the lane's cp.async copies: chunk i's slot is
+ * written once they are done (the mbarrier counts the lane's arrival when
+ * its copies issued before complete, and the waiting consumer sees them). */
+template <int N>
+__device__ __forceinline__ void
+ring_fill_async (Ring<N> &r, int i)
+{
+  asm volatile ("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];"
+      : : "r" (smem (&r.full[slot_of<N> (i)])) : "memory");
+}
+#endif
 
 /* ------------------------------------------------------ skss: compute warp */
 
@@ -400,7 +431,9 @@ struct Shared {
   E up[kNR][2 * kC];           /* [0][j] row -2, [1][j] row -1 of chunk */
   E down[kNR][2 * kC];         /* [0][j] row 62, [1][j] row 63 */
   E zero[2 * kC];              /* the "strip above" of strip 0 */
-  Ring up_ring, down_ring;     /* up mover -> compute, compute -> down mover */
+  Ring<> up_ring, down_ring;   /* up mover -> compute, compute -> down mover */
+  Ring<kNStg> in_ring;         /* io warp -> compute: staged input */
+  Ring<kNO> out_ring;          /* compute -> io warp: outputs */
   int ticket, last;
 };
 
@@ -768,32 +801,31 @@ store_chunk (uint8_t *base, size_t pitch, int step, bool vec, int width,
   }
 }
 
-/* Staged input (sm_80+, planes of 32-bit access): the compute warp copies
- * each row chunk's words into shared memory kHtStage chunks ahead with
- * cp.async and reads them from there when it computes the chunk, so that a
- * chunk waits for shared memory, not for L2 (bench_halftone --trace: with
- * the loads one chunk ahead in registers, ~1 us of each 2.2 us chunk went
- * waiting for them). Zero fill outside the plane: a word outside copies no
- * byte, from a word of the workspace that is always there (`zero_src`:
- * compute-sanitizer checks a copy's 4-byte address range, not the bytes it
- * reads); the one across a right edge that is not a word multiple copies
- * the bytes inside, and its 4 bytes stay inside the row's pitch (staged
- * planes have pitches of whole words). Every slot word is written by a copy
- * (plain stores mixed in made the kernel 25% slower). Each lane copies and
- * reads only its own rows, so its own cp.async.wait_group orders them. An 8-bit odd row of shear 2 keeps the 9
- * aligned words around its chunk (kStgW), joined by funnel shifts on the
- * read. */
+/* Staged planes (sm_80+; input, output and history planes of 32-bit
+ * access with whole-word pitches): a fourth warp, the io warp, moves the
+ * pixels between global and shared memory, so that the compute warp only
+ * reads and writes shared memory between its steps. bench_halftone
+ * --trace: with the compute warp's own loads and stores, each chunk spent
+ * ~1 us after its ~1.15 us of computing, most of it in global accesses
+ * where each lane's word is in another row (32 lines a warp instruction);
+ * the io warp's lanes take consecutive words of a row (kWB<B> lanes a row).
+ * Input: cp.async copies kHtStage chunks ahead into the in ring's slots,
+ * which the mbarrier marks full as the copies complete (ring_fill_async).
+ * A word outside the plane copies no byte, from a word of the workspace
+ * that is always there (`zsrc`: compute-sanitizer checks a copy's 4-byte
+ * address range, not the bytes it reads); the one across a right edge that
+ * is not a word multiple copies the bytes inside, and its 4 bytes stay
+ * inside the row's pitch (whole-word pitches). Every slot word a chunk reads
+ * is written by a copy (plain stores mixed in made the kernel 25% slower).
+ * Output: the compute warp writes its words to the out ring; the io warp
+ * stores them: whole words inside the plane, samples for the word across a
+ * ragged right edge, and, for 8-bit odd rows of shear 2 (2 bytes off a
+ * word), aligned words joined by funnel shifts between a half at each end. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define CIP_HT_STAGE 1
 #else
 #define CIP_HT_STAGE 0
 #endif
-constexpr int kHtStage = 3;                /* chunks copied ahead */
-constexpr int kNStg = kHtStage + 1;        /* slots */
-template <int B>
-constexpr int kStgW = kWB<B> + 1;          /* words a row keeps per slot */
-template <int B>
-constexpr int kStgWords = kNStg * kRows * kStgW<B>;
 
 __device__ __forceinline__ void
 cp_async4 (uint32_t *dst, const void *src, int bytes)
@@ -804,49 +836,109 @@ cp_async4 (uint32_t *dst, const void *src, int bytes)
 #endif
 }
 
-__device__ __forceinline__ void
-cp_async_commit ()
+/* 8-bit rows that start 2 bytes off a word at shear S */
+template <int S, int B>
+__device__ __forceinline__ bool
+half_row (int i)
 {
-#if CIP_HT_STAGE
-  asm volatile ("cp.async.commit_group;" : : : "memory");
-#endif
+  return B == 1 && (S * i) % 4 != 0;
 }
 
-/* until at most N of this thread's groups are still in flight */
-template <int N>
+/* The word of row i at aligned column xa (samples) into slot word d. */
+template <int B>
 __device__ __forceinline__ void
-cp_async_wait ()
+stage_word (uint32_t *d, const uint8_t *base, size_t pitch, int width,
+    int y0, int nrows, int i, int xa, const void *zsrc)
 {
-#if CIP_HT_STAGE
-  asm volatile ("cp.async.wait_group %0;" : : "n" (N) : "memory");
-#endif
+  const int n = i < nrows && xa >= 0 ? min (max ((width - xa) * B, 0), 4) : 0;
+  cp_async4 (d, n > 0 ? base + (size_t) (y0 + i) * pitch + (size_t) xa * B :
+      zsrc, n);
 }
 
-/* Copies the lane's rows of the chunk at step T into `slot` (kRows rows of
- * kStgW<B> words). */
+/* Copies the chunk at step T of the strip's rows into `slot` (row i at
+ * slot + i kStgW<B>): lane L takes word L % kWB<B> of kC / kWB<B> rows an
+ * instruction; the odd rows' ninth word, one a lane. */
 template <int S, int B>
 __device__ __forceinline__ void
-stage_chunk (uint32_t *slot, const uint8_t *base, size_t pitch, int width,
-    int y0, int T, const Ctx &c, const void *zero_src)
+io_stage (uint32_t *slot, const uint8_t *base, size_t pitch, int width,
+    int y0, int nrows, int T, const void *zsrc)
+{
+  constexpr int P = kSpw<B>, LPR = kWB<B>, RPI = 32 / LPR;
+  const int lane = threadIdx.x & 31, g = lane % LPR;
+#pragma unroll 4
+  for (int m = 0; m < kRows / RPI; m++) {
+    const int i = m * RPI + lane / LPR;
+    const int xa = T - S * i + P * g - (half_row<S, B> (i) ? 2 : 0);
+    stage_word<B> (slot + i * kStgW<B> + g, base, pitch, width, y0, nrows, i,
+        xa, zsrc);
+  }
+  if constexpr (B == 1 && S % 4 != 0) {
+    const int i = 2 * lane + 1;
+    stage_word<B> (slot + i * kStgW<B> + kWB<B>, base, pitch, width, y0, nrows,
+        i, T - S * i + kC - 2, zsrc);
+  }
+}
+
+/* Stores word v at aligned column xa of a row: whole inside the plane,
+ * samples across a ragged right edge (a word is inside or outside as a
+ * whole otherwise). */
+template <int B>
+__device__ __forceinline__ void
+store_word (uint8_t *row, int xa, int width, uint32_t v)
 {
   constexpr int P = kSpw<B>;
-#pragma unroll
-  for (int r = 0; r < kRpl; r++) {
-    const int i = c.lane * kRpl + r;
-    const int x0 = T - S * i;
-    const bool half = B == 1 && (S * r) % 4 != 0;
-    const bool live = i < c.nrows && x0 < width && x0 + kC > 0;
-    const uint8_t *row = base + (size_t) (y0 + (live ? i : 0)) * pitch;
-    uint32_t *d = slot + i * kStgW<B>;
-    /* the first aligned word: x0 (samples), or 2 bytes before it */
-    const int xa0 = half ? x0 - 2 : x0;
-#pragma unroll
-    for (int g = 0; g <= kWB<B>; g++) {
-      if (g == kWB<B> && !half)
-        break;
-      const int xa = xa0 + P * g;
-      const int n = live && xa >= 0 ? min (max ((width - xa) * B, 0), 4) : 0;
-      cp_async4 (d + g, n > 0 ? row + (size_t) xa * B : zero_src, n);
+  if (xa >= 0 && xa + P <= width)
+    *reinterpret_cast<uint32_t *> (row + (size_t) xa * B) = v;
+  else if (width % P != 0 && xa < width && xa + P > width)
+    st_samples<B> (row, xa, B, width, v);
+}
+
+/* The same for a 16-bit half at byte column xh of an 8-bit row. */
+__device__ __forceinline__ void
+store_half (uint8_t *row, int xh, int width, uint32_t v)
+{
+  if (xh >= 0 && xh + 2 <= width)
+    *reinterpret_cast<uint16_t *> (row + xh) = (uint16_t) v;
+  else if (xh == width - 1)
+    row[xh] = (uint8_t) v;
+}
+
+/* Stores the outputs in `slot` (the compute warp's words: row i's chunk from
+ * column T - S i) to the strip's rows: lane L takes word L % kWB<B> of
+ * kC / kWB<B> rows an instruction, rows of one kind at a time. */
+template <int S, int B>
+__device__ __forceinline__ void
+io_store (const uint32_t *slot, uint8_t *base, size_t pitch, int width,
+    int y0, int nrows, int T)
+{
+  constexpr int P = kSpw<B>, LPR = kWB<B>, RPI = 32 / LPR;
+  constexpr bool halves = B == 1 && S % 4 != 0;
+  /* with halves: even rows here, odd ones below */
+  constexpr int RS = halves ? 2 : 1;
+  const int lane = threadIdx.x & 31, g = lane % LPR;
+#pragma unroll 4
+  for (int m = 0; m < kRows / RPI / RS; m++) {
+    const int i = RS * (m * RPI + lane / LPR);
+    if (i < nrows)
+      store_word<B> (base + (size_t) (y0 + i) * pitch, T - S * i + P * g, width,
+          slot[i * kStgW<B> + g]);
+  }
+  if constexpr (halves) {
+#pragma unroll 4
+    for (int m = 0; m < kRows / RPI / 2; m++) {
+      const int i = 2 * (m * RPI + lane / LPR) + 1;
+      if (i >= nrows)
+        continue;
+      uint8_t *row = base + (size_t) (y0 + i) * pitch;
+      const uint32_t *d = slot + i * kStgW<B>;
+      const int x0 = T - S * i;
+      if (g + 1 < LPR) {
+        store_word<B> (row, x0 + 2 + 4 * g, width,
+            __funnelshift_r (d[g], d[g + 1], 16));
+      } else {
+        store_half (row, x0, width, d[0]);
+        store_half (row, x0 + kC - 2, width, d[LPR - 1] >> 16);
+      }
     }
   }
 }
@@ -875,10 +967,24 @@ strip_chunks (int width, int nrows, int S)
   return (t_last + kC) / kC + 1;
 }
 
+/* Staged planes: every plane the io warp can move as words. */
+__device__ __forceinline__ bool
+plane_io (const PlaneP &pp)
+{
+#if CIP_HT_STAGE
+  return pp.src_vec && pp.src_pitch % 4 == 0 && pp.dst_vec &&
+      pp.dst_pitch % 4 == 0 &&
+      (!pp.hist || (pp.hist_vec && pp.hist_pitch % 4 == 0));
+#else
+  return false;
+#endif
+}
+
 template <HalftoneKernel KK, int S, int B, bool BIN, bool TEMP>
 __device__ void
 compute_strip (const Params &p, const PlaneP &pp, int s,
-    Shared<typename Smp<B>::E> &sm, uint32_t *stg, int up_i, int down_i)
+    Shared<typename Smp<B>::E> &sm, uint32_t *stg, uint32_t *obuf, int up_i,
+    int down_i, int io_i)
 {
   using E = typename Smp<B>::E;
   constexpr int kWb = kWB<B>;
@@ -913,31 +1019,10 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
 #pragma unroll
     for (int g = 0; g < kWb; g++)
       hib[r][g] = 0;
-  /* the input kHtStage chunks ahead in shared memory (stage_chunk), or,
-   * without 32-bit access (or before sm_80), one chunk ahead in registers */
-  constexpr int kSlot = kRows * kStgW<B>;
-  uint32_t *const stg_h = stg + kStgWords<B>;
-  /* the workspace's last control word (never written): the source of the
-   * copies of no byte */
-  const void *const zsrc = p.ctl + 63;
-#if CIP_HT_STAGE
-  const bool staged = pp.src_vec && pp.src_pitch % 4 == 0 &&
-      (!TEMP || (pp.hist_vec && pp.hist_pitch % 4 == 0));
-#else
-  constexpr bool staged = false;
-#endif
-  if (staged) {
-    for (int k = 0; k < kHtStage; k++) {
-      if (k < nch) {
-        stage_chunk<S, B> (stg + k * kSlot, pp.src, pp.src_pitch, pp.width, y0,
-            -kC + k * kC, c, zsrc);
-        if constexpr (TEMP)
-          stage_chunk<S, B> (stg_h + k * kSlot, pp.hist, pp.hist_pitch, pp.width,
-              y0, -kC + k * kC, c, zsrc);
-      }
-      cp_async_commit ();
-    }
-  } else {
+  /* staged planes: the io warp's rings (io_strip); otherwise the input one
+   * chunk ahead in registers */
+  const bool io = plane_io (pp);
+  if (!io) {
     load_chunk<S, B> (pp.src, pp.src_pitch, pp.src_step, pp.src_vec, pp.width, y0,
         -kC, c, inb, true);
     if constexpr (TEMP)
@@ -948,21 +1033,15 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
   for (int n = 0; n < nch; n++) {
     const int T = -kC + n * kC;
     uint32_t inn[kRpl][kWb], hin[kRpl][kWb];
-    if (staged) {
-      /* chunk n + kHtStage into the slot chunk n - 1 left; then chunk n */
-      const int k = n + kHtStage;
-      if (k < nch) {
-        stage_chunk<S, B> (stg + (k % kNStg) * kSlot, pp.src, pp.src_pitch,
-            pp.width, y0, -kC + k * kC, c, zsrc);
-        if constexpr (TEMP)
-          stage_chunk<S, B> (stg_h + (k % kNStg) * kSlot, pp.hist, pp.hist_pitch,
-              pp.width, y0, -kC + k * kC, c, zsrc);
-      }
-      cp_async_commit ();
-      cp_async_wait<kHtStage> ();
-      read_stage<S, B> (stg + (n % kNStg) * kSlot, c, inb);
+    if (io) {
+#if CIP_HT_STAGE
+      const int k = slot_of<kNStg> (io_i + n);
+      ring_wait_full (sm.in_ring, io_i + n, p.watchdog_ns);
+      read_stage<S, B> (stg + k * kSlotW<B>, c, inb);
       if constexpr (TEMP)
-        read_stage<S, B> (stg_h + (n % kNStg) * kSlot, c, hib);
+        read_stage<S, B> (stg + (kNStg + k) * kSlotW<B>, c, hib);
+      ring_free (sm.in_ring, io_i + n);
+#endif
     } else {
       /* next chunk's input, in flight while this one computes */
       load_chunk<S, B> (pp.src, pp.src_pitch, pp.src_step, pp.src_vec, pp.width,
@@ -999,12 +1078,23 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
       ring_free (sm.up_ring, up_i + n);
     if (has_down)
       ring_fill (sm.down_ring, down_i + n);
-    store_chunk<S, B> (pp.dst, pp.dst_pitch, pp.dst_step, pp.dst_vec, pp.width,
-        y0, T, c, ob);
-    if (pp.hist)
-      store_chunk<S, B> (pp.hist, pp.hist_pitch, B, pp.hist_vec, pp.width, y0, T,
-          c, ob);
-    if (!staged)
+    if (io) {
+#if CIP_HT_STAGE
+      ring_wait_empty (sm.out_ring, io_i + n, p.watchdog_ns);
+      uint32_t *d = obuf + slot_of<kNO> (io_i + n) * kSlotW<B>;
+#pragma unroll
+      for (int r = 0; r < kRpl; r++)
+#pragma unroll
+        for (int g = 0; g < kWb; g++)
+          d[(c.lane * kRpl + r) * kStgW<B> + g] = ob[r][g];
+      ring_fill (sm.out_ring, io_i + n);
+#endif
+    } else {
+      store_chunk<S, B> (pp.dst, pp.dst_pitch, pp.dst_step, pp.dst_vec, pp.width,
+          y0, T, c, ob);
+      if (pp.hist)
+        store_chunk<S, B> (pp.hist, pp.hist_pitch, B, pp.hist_vec, pp.width, y0,
+            T, c, ob);
 #pragma unroll
       for (int r = 0; r < kRpl; r++)
 #pragma unroll
@@ -1013,7 +1103,51 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
           if constexpr (TEMP)
             hib[r][g] = hin[r][g];
         }
+    }
   }
+}
+
+/* ------------------------------------------------------------ skss: io warp */
+
+/* The io warp's strip (staged planes): the input (and history) kHtStage
+ * chunks ahead into the in ring, each chunk's outputs out of the out ring
+ * once computed. io_i: chunks through both rings in the strips before. */
+template <int S, int B, bool TEMP>
+__device__ void
+io_strip (const Params &p, const PlaneP &pp, int s, Ring<kNStg> &in_ring,
+    Ring<kNO> &out_ring, uint32_t *stg, const uint32_t *obuf, int io_i)
+{
+#if CIP_HT_STAGE
+  const int y0 = s * kRows;
+  const int nrows = min (kRows, pp.height - y0);
+  const int nch = strip_chunks (pp.width, nrows, S);
+  /* the workspace's last control word (never written): the source of the
+   * copies of no byte */
+  const void *const zsrc = p.ctl + 63;
+  auto stage = [&] (int k) {
+    ring_wait_empty (in_ring, io_i + k, p.watchdog_ns);
+    const int q = slot_of<kNStg> (io_i + k);
+    io_stage<S, B> (stg + q * kSlotW<B>, pp.src, pp.src_pitch, pp.width, y0,
+        nrows, -kC + k * kC, zsrc);
+    if constexpr (TEMP)
+      io_stage<S, B> (stg + (kNStg + q) * kSlotW<B>, pp.hist, pp.hist_pitch,
+          pp.width, y0, nrows, -kC + k * kC, zsrc);
+    ring_fill_async (in_ring, io_i + k);
+  };
+  for (int k = 0; k < kHtStage && k < nch; k++)
+    stage (k);
+  for (int n = 0; n < nch; n++) {
+    const int T = -kC + n * kC;
+    ring_wait_full (out_ring, io_i + n, p.watchdog_ns);
+    const uint32_t *d = obuf + slot_of<kNO> (io_i + n) * kSlotW<B>;
+    io_store<S, B> (d, pp.dst, pp.dst_pitch, pp.width, y0, nrows, T);
+    if (pp.hist)
+      io_store<S, B> (d, pp.hist, pp.hist_pitch, pp.width, y0, nrows, T);
+    ring_free (out_ring, io_i + n);
+    if (n + kHtStage < nch)
+      stage (n + kHtStage);
+  }
+#endif
 }
 
 /* --------------------------------------------------------- skss: mover warp */
@@ -1175,9 +1309,10 @@ ht_skss (const Params p)
 {
   __shared__ Shared<typename Smp<B>::E> sm;
 #if CIP_HT_STAGE
-  __shared__ uint32_t stg[(TEMP ? 2 : 1) * kStgWords<B>];
+  __shared__ uint32_t stg[(TEMP ? 2 : 1) * kNStg * kSlotW<B>];
+  __shared__ uint32_t obuf[kNO * kSlotW<B>];
 #else
-  uint32_t *const stg = nullptr;
+  uint32_t *const stg = nullptr, *const obuf = nullptr;
 #endif
   const int warp = threadIdx.x >> 5;
   for (int i = threadIdx.x; i < 2 * kC; i += blockDim.x)
@@ -1185,12 +1320,16 @@ ht_skss (const Params p)
   if (threadIdx.x == 0) {
     ring_init (sm.up_ring);
     ring_init (sm.down_ring);
+#if CIP_HT_STAGE
+    ring_init (sm.in_ring);
+    ring_init (sm.out_ring);
+#endif
   }
   /* this launch's tag of the boundary words: the epoch word that the
    * previous launch's last worker advanced (ordered by the launches) */
   const uint32_t tag = ht_pk_tag (__ldcg (p.ctl + 2));
   /* chunks through each ring in the strips before (every thread counts) */
-  int up_i = 0, down_i = 0;
+  int up_i = 0, down_i = 0, io_i = 0;
   for (;;) {
     if (threadIdx.x == 0)
       sm.ticket = (int) atomicAdd (p.ctl, 1u);
@@ -1203,9 +1342,14 @@ ht_skss (const Params p)
     const PlaneP pp = plane_of (p, plane);
     if (threadIdx.x == 0)
       HT_TRACE (pp.first_strip + strip, kTrMisc, 0);
+    const bool io = plane_io (pp);
     if (warp == 0)
-      compute_strip<KK, S, B, BIN, TEMP> (p, pp, strip, sm, stg, up_i, down_i);
-    else
+      compute_strip<KK, S, B, BIN, TEMP> (p, pp, strip, sm, stg, obuf, up_i,
+          down_i, io_i);
+    else if (warp == 3 && io)
+      io_strip<S, B, TEMP> (p, pp, strip, sm.in_ring, sm.out_ring, stg, obuf,
+          io_i);
+    else if (warp < 3)
       mover_strip<S, B> (p, pp, strip, sm, warp == 1, warp == 1 ? up_i : down_i,
           tag);
     const int nch = strip_chunks (pp.width, min (kRows, pp.height - strip * kRows),
@@ -1214,6 +1358,7 @@ ht_skss (const Params p)
       HT_TRACE (pp.first_strip + strip, kTrMisc, 1);
     up_i += strip > 0 ? nch : 0;
     down_i += strip + 1 < pp.strips ? nch : 0;
+    io_i += io ? nch : 0;
     __syncthreads ();
   }
   /* the last worker out leaves the ticket and done counter at zero for the
