@@ -31,9 +31,9 @@ struct HistShape {
   int max_per_sm;       /* cap on the grid's blocks per SM; 0: occupancy */
   bool prefetch;        /* replicated: next item loaded while counting */
   bool b8;              /* replicated, 256 bins: bytes by __byte_perm */
-  bool direct;          /* blocks add into the output (no accumulator,
-                         * ticket or last block; overwrite: the first block
-                         * zeroes the output, the others wait for it) */
+  bool direct;          /* blocks add into the output (no accumulator to
+                         * move; overwrite: the first block zeroes the
+                         * output, the others wait for it) */
 };
 extern const HistShape kHistShapes[];
 extern const int kHistShapeCount;

@@ -60,7 +60,7 @@ constexpr int kSmallThreads = 512;
 constexpr int kVecs = 4;                      /* 16-byte chunks per lane per item */
 constexpr int kChunksPerItem = 32 * kVecs;
 constexpr int kSamps = 8;                     /* generic path: samples per lane per item */
-constexpr size_t kWsHeader = 128;             /* ticket, then the accumulator */
+constexpr size_t kWsHeader = 128;  /* ticket, claim, ready, epoch, then the accumulator */
 constexpr uint32_t kNoBin = 0xFFFFFFFFu;
 
 enum Path { kPathVec1, kPathVec2, kPathVec4, kPathGeneric };
@@ -97,11 +97,11 @@ struct Params {
   int nout;
   int accumulate;
   int direct;             /* blocks add straight into the output (below) */
-  unsigned long long gen; /* direct: this call's number, unique in the process */
   uint32_t *out;
-  uint32_t *ticket;
+  uint32_t *ticket;       /* direct, overwrite: blocks done */
   uint32_t *acc;          /* nout * bins, zero between calls */
-  unsigned long long *claim, *ready;  /* direct, overwrite: see the kernel */
+  /* direct, overwrite: see the kernel */
+  unsigned long long *claim, *ready, *epoch;
 };
 
 /* 32-bit words per lane copy. */
@@ -515,15 +515,15 @@ merge (const uint32_t *r, uint32_t *acc, int bins, int tid)
 }
 
 /* Direct merge, overwrite: waits until the output has been zeroed for this
- * call (by the block that claimed it, which is running). */
+ * launch (epoch e: by the block that claimed it, which is running). */
 __device__ __forceinline__ void
-wait_output_zeroed (const Params &p)
+wait_output_zeroed (const Params &p, unsigned long long e)
 {
   if (!p.direct || p.accumulate)
     return;
   if (threadIdx.x == 0) {
     /* never a hang: a wait of over ~2 s can only be a broken workspace */
-    for (uint32_t n = 0; *(volatile unsigned long long *) p.ready != p.gen; n++) {
+    for (uint32_t n = 0; *(volatile unsigned long long *) p.ready != e + 1; n++) {
       if (n > (1u << 26))
         __trap ();
       __nanosleep (32);
@@ -536,7 +536,8 @@ wait_output_zeroed (const Params &p)
 /* V: the shape's code variants of the replicated counters (kVar*). */
 template <int A, int V>
 __device__ void
-block_work (const Params &p, const Group &g, uint32_t *smem)
+block_work (const Params &p, const Group &g, uint32_t *smem,
+    unsigned long long e)
 {
   const int tid = threadIdx.x;
   const int lane = tid & 31;
@@ -558,7 +559,7 @@ block_work (const Params &p, const Group &g, uint32_t *smem)
   }
   __syncthreads ();
 
-  wait_output_zeroed (p);
+  wait_output_zeroed (p, e);
   uint32_t *const dst = p.direct ? p.out : p.acc;
   for (int mi = 0; mi < g.nmem; mi++)
     merge<A> (smem + mi * g.region_words, dst + (size_t) g.mem[mi].input * p.bins,
@@ -578,17 +579,23 @@ histogram_kernel (const __grid_constant__ Params p)
   const int tid = threadIdx.x;
 
   /* Direct merge (a shape's option): blocks add their counts straight into
-   * the output, so there is no accumulator, ticket or last block. To
-   * overwrite, the first block to swap this call's number into *claim
-   * zeroes the output and publishes the number in *ready; the others wait
-   * for it before their first addition (the claiming block is running, so
-   * the wait ends whatever the scheduling). Call numbers never repeat, so
-   * the words need no reset; but a CUDA graph replaying a captured call
-   * repeats its number (nobody would zero the output), so no automatic pick
-   * may choose a direct shape before that is handled. */
-  if (p.direct && !p.accumulate) {
-    if (tid == 0)
-      s_last = atomicExch (p.claim, p.gen) != p.gen;
+   * the output, so there is no accumulator to move. To overwrite, the
+   * launch's number is the workspace's epoch e (every block reads it
+   * first); the block that moves *claim from e to e + 1 zeroes the output
+   * and then sets *ready to e + 1; the others wait for that before their
+   * first addition (the claiming block is running, so the wait ends
+   * whatever the scheduling). The last block done advances the epoch to
+   * e + 1, after every block has read it. Nothing comes from the host, so
+   * a CUDA graph replaying the launch zeroes its output every time. (An
+   * accumulating launch touches none of the words: claim == epoch between
+   * launches.) */
+  __shared__ unsigned long long s_epoch;
+  const bool zeroing = p.direct && !p.accumulate;
+  if (zeroing) {
+    if (tid == 0) {
+      s_epoch = *(volatile unsigned long long *) p.epoch;
+      s_last = atomicCAS (p.claim, s_epoch, s_epoch + 1) == s_epoch;
+    }
     __syncthreads ();
     if (s_last) {
       for (int i = tid; i < p.nout * p.bins; i += (int) blockDim.x)
@@ -596,9 +603,10 @@ histogram_kernel (const __grid_constant__ Params p)
       __threadfence ();
       __syncthreads ();
       if (tid == 0)
-        atomicExch (p.ready, p.gen);
+        atomicExch (p.ready, s_epoch + 1);
     }
   }
+  const unsigned long long e = zeroing ? s_epoch : 0;
 
   int gi = -1;
   for (int i = 0; i < p.ngroups; i++)
@@ -608,17 +616,28 @@ histogram_kernel (const __grid_constant__ Params p)
   if (gi >= 0) {
     const Group &g = p.g[gi];
     if constexpr (V != 0) {
-      block_work<kReplicated, V> (p, g, smem);
+      block_work<kReplicated, V> (p, g, smem, e);
     } else {
       switch (g.algo) {
-        case kReplicated: block_work<kReplicated, 0> (p, g, smem); break;
-        case kPacked16: block_work<kPacked16, 0> (p, g, smem); break;
-        case kPacked8: block_work<kPacked8, 0> (p, g, smem); break;
-        default: block_work<kWarpAgg, 0> (p, g, smem); break;
+        case kReplicated: block_work<kReplicated, 0> (p, g, smem, e); break;
+        case kPacked16: block_work<kPacked16, 0> (p, g, smem, e); break;
+        case kPacked8: block_work<kPacked8, 0> (p, g, smem, e); break;
+        default: block_work<kWarpAgg, 0> (p, g, smem, e); break;
       }
     }
   }
 
+  if (zeroing) {
+    /* the last block done advances the epoch (every block read it before
+     * it counted itself) and puts the counter back */
+    __syncthreads ();
+    if (tid == 0 && atomicAdd (p.ticket, 1u) == gridDim.x - 1) {
+      *p.ticket = 0;
+      __threadfence ();
+      *(volatile unsigned long long *) p.epoch = e + 1;
+    }
+    return;
+  }
   if (p.direct)
     return;
   /* The last block to get here moves the accumulator to the output and
@@ -936,7 +955,6 @@ struct OccEntry {
 
 std::atomic<int> g_max_blocks (0);
 std::atomic<int> g_shape (-1);     /* forced shape, -1: the pick */
-std::atomic<unsigned long long> g_call (0);  /* call numbers (direct merge) */
 std::mutex g_mu;
 DevInfo g_dev[kMaxDevices];
 std::vector<OccEntry> g_occ;
@@ -1325,6 +1343,7 @@ histogram (const HistInput *inputs, int count, int bins, uint32_t *d_hist,
   prm.ticket = static_cast<uint32_t *> (d_ws);
   prm.claim = reinterpret_cast<unsigned long long *> (static_cast<uint8_t *> (d_ws) + 8);
   prm.ready = reinterpret_cast<unsigned long long *> (static_cast<uint8_t *> (d_ws) + 16);
+  prm.epoch = reinterpret_cast<unsigned long long *> (static_cast<uint8_t *> (d_ws) + 24);
   prm.acc = reinterpret_cast<uint32_t *> (static_cast<uint8_t *> (d_ws) + kWsHeader);
 
   size_t smem = 0;
@@ -1403,7 +1422,6 @@ histogram (const HistInput *inputs, int count, int bins, uint32_t *d_hist,
       variant = 0;
   const HistKernel kernel = kHistKernels[variant];
   prm.direct = shape.direct ? 1 : 0;
-  prm.gen = g_call.fetch_add (1) + 1;
 
   /* the block: the shape's size, else 512 threads, or 1024 where two blocks
    * would not fit an SM; the grid: one block per warps * items_per_warp

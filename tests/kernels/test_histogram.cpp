@@ -1439,6 +1439,67 @@ GST_START_TEST (test_gpu_workspace_reuse)
 }
 GST_END_TEST;
 
+/* A call captured in a CUDA graph and replayed on new frames, with every
+ * launch shape (and the automatic pick): each replay overwrites its output
+ * (poisoned before it), so the direct merge's zeroing may take nothing from
+ * the host; an accumulating call between replays keeps the workspace in
+ * step with them. */
+GST_START_TEST (test_gpu_graph_replay)
+{
+  Gpu g;
+  const int W = 643, H = 361;
+  const HostImage frames[3] = {
+    testutil::make_image (W, H, Content::random, 111, 1, 0),
+    testutil::make_image (W, H, Content::natural, 112, 1, 0),
+    testutil::make_image (W, H, Content::constant, 113, 1, 0) };
+  DevImage d (frames[0]);
+  const HistInput in = input (d.map (frames[0].view ()));
+  uint32_t *out = (uint32_t *) g.out.p;
+  const std::vector<uint32_t> poison (256, kPoison);
+  for (int k = -1; k < cip::histogram_debug_shape_count (); k++) {
+    cip::histogram_debug_shape (k);
+    const char *name = k < 0 ? "automatic" : cip::histogram_debug_shape_name (k);
+    /* once outside the capture, so that what the call caches is there */
+    fail_unless (cip::histogram (&in, 1, 256, out, false, g.ws.p, g.ws.n,
+            g.stream) == Status::ok);
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CUDA_OK (cudaStreamBeginCapture (g.stream, cudaStreamCaptureModeRelaxed));
+    const Status st = cip::histogram (&in, 1, 256, out, false, g.ws.p, g.ws.n,
+        g.stream);
+    CUDA_OK (cudaStreamEndCapture (g.stream, &graph));
+    fail_unless (st == Status::ok, "%s", name);
+    CUDA_OK (cudaGraphInstantiate (&exec, graph, 0));
+    for (int r = 0; r < 7; r++) {
+      const HostImage &f = frames[r % 3];
+      CUDA_OK (cudaStreamSynchronize (g.stream));
+      d.d.upload (f.bytes);
+      CUDA_OK (cudaMemcpyAsync (out, poison.data (), 256 * 4,
+              cudaMemcpyHostToDevice, g.stream));
+      CUDA_OK (cudaGraphLaunch (exec, g.stream));
+      std::vector<uint32_t> want = naive_hist (f.view (), HistSource::plane, 256);
+      if (r == 4) {
+        fail_unless (cip::histogram (&in, 1, 256, out, true, g.ws.p, g.ws.n,
+                g.stream) == Status::ok);
+        for (uint32_t &x : want)
+          x *= 2;
+      }
+      std::vector<uint32_t> got (256);
+      CUDA_OK (cudaMemcpyAsync (got.data (), out, 256 * 4,
+              cudaMemcpyDeviceToHost, g.stream));
+      CUDA_OK (cudaStreamSynchronize (g.stream));
+      const bool ok = got == want;
+      if (!ok)
+        cip::histogram_debug_shape (-1);
+      fail_unless (ok, "%s: replay %d differs", name, r);
+    }
+    CUDA_OK (cudaGraphExecDestroy (exec));
+    CUDA_OK (cudaGraphDestroy (graph));
+  }
+  cip::histogram_debug_shape (-1);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_gpu_invalid_arguments)
 {
   Gpu g;
@@ -1609,6 +1670,7 @@ histogram_suite (void)
   tcase_add_test (gpu, test_gpu_carry);
   tcase_add_test (gpu, test_gpu_accumulate_frames);
   tcase_add_test (gpu, test_gpu_workspace_reuse);
+  tcase_add_test (gpu, test_gpu_graph_replay);
   tcase_add_test (gpu, test_gpu_draw);
   tcase_add_test (gpu, test_gpu_draw_invalid_arguments);
   tcase_add_test (gpu, test_gpu_hbd);
