@@ -353,7 +353,7 @@ bench_case (Context &cx, Case &c, bool profile, bool probe)
  * what its first chunks cost and how long it waited for the strip above
  * in them, the interior chunk cost, and the hand-off latency from the strip
  * above publishing a chunk to this strip's up mover seeing it. */
-constexpr int kS_ = 64, kK_ = 7, kN_ = 160;
+constexpr int kS_ = 64, kK_ = 12, kN_ = 160;
 using Trace = unsigned long long[kS_][kK_][kN_];
 
 void trace_report (Context &cx, const Case &c, const Trace &tr);

@@ -105,7 +105,10 @@ constexpr int kHtThreads = 128;     /* compute, up mover, down mover, io */
  * warp's lanes, two rows apart, meet in at most two banks) */
 constexpr int kHtStage = 3;
 constexpr int kNStg = 4;
-constexpr int kNO = 2;
+/* (16-bit planes: two output slots, so that a block with history stays
+ * within 48 KiB of static shared memory) */
+template <int B>
+constexpr int kNO = B == 1 ? 4 : 2;
 template <int B>
 constexpr int kStgW = kWB<B> + 1;
 template <int B>
@@ -214,7 +217,10 @@ struct Watchdog {
  * strips takes. Compiled out otherwise. */
 #ifdef CIP_HT_TRACE
 constexpr int kHtTrStrips = 64, kHtTrChunks = 160;
-enum { kTrWait, kTrGo, kTrSeen, kTrPub, kTrMisc, kTrUp, kTrDone, kTrKinds };
+enum { kTrWait, kTrGo, kTrSeen, kTrPub, kTrMisc, kTrUp, kTrDone, kTrIn, kTrIoGot,
+  kTrIoEnd, kTrIoMid, kTrOut, kTrKinds };
+/* CIP_HT_SPIN=1 (trace builds): the mbarrier waits spin on test_wait */
+__device__ int g_ht_spin;
 __device__ unsigned long long g_ht_trace[kHtTrStrips][kTrKinds][kHtTrChunks];
 __device__ __forceinline__ void
 ht_trace (int s, int kind, int n)
@@ -294,6 +300,14 @@ __device__ __forceinline__ bool
 mbar_done (unsigned long long *b, unsigned parity)
 {
   uint32_t ok;
+#ifdef CIP_HT_TRACE
+  if (g_ht_spin) {
+    asm volatile ("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], %2;"
+        " selp.u32 %0, 1, 0, p; }" : "=r" (ok) : "r" (smem (b)), "r" (parity)
+        : "memory");
+    return ok != 0;
+  }
+#endif
 #if __CUDA_ARCH__ >= 900
   asm volatile ("{ .reg .pred p; mbarrier.try_wait.parity.shared.b64 p, [%1], %2;"
       " selp.u32 %0, 1, 0, p; }" : "=r" (ok) : "r" (smem (b)), "r" (parity)
@@ -399,6 +413,51 @@ ring_wait_empty (Ring<N> &r, int i, unsigned long long limit)
 #endif
 }
 
+/* Non-blocking forms of the two waits: whether chunk i's slot is written,
+ * or free (an acquire when it says yes). The compute warp asks for the next
+ * chunk before it computes this one, so that a slot ready by then costs it
+ * no wait (bench_halftone --trace: each wait on a ready mbarrier took
+ * ~0.1 us of a ~1.9 us chunk). */
+template <int N>
+__device__ __forceinline__ bool
+ring_ready_full (Ring<N> &r, int i)
+{
+#if CIP_HT_MBARRIER
+  uint32_t ok;
+  asm volatile ("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], %2;"
+      " selp.u32 %0, 1, 0, p; }" : "=r" (ok)
+      : "r" (smem (&r.full[slot_of<N> (i)])), "r" ((unsigned) (i / N) & 1u)
+      : "memory");
+  return ok != 0;
+#else
+  if (vload (&r.filled) <= i)
+    return false;
+  __threadfence_block ();
+  return true;
+#endif
+}
+
+template <int N>
+__device__ __forceinline__ bool
+ring_ready_empty (Ring<N> &r, int i)
+{
+  if (i < N)
+    return true;
+#if CIP_HT_MBARRIER
+  uint32_t ok;
+  asm volatile ("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], %2;"
+      " selp.u32 %0, 1, 0, p; }" : "=r" (ok)
+      : "r" (smem (&r.empty[slot_of<N> (i)])), "r" ((unsigned) (i / N - 1) & 1u)
+      : "memory");
+  return ok != 0;
+#else
+  if (vload (&r.freed) < i - N + 1)
+    return false;
+  __threadfence_block ();
+  return true;
+#endif
+}
+
 /* Consumer: chunk i's slot is read. */
 template <int N>
 __device__ __forceinline__ void
@@ -433,7 +492,7 @@ struct Shared {
   E zero[2 * kC];              /* the "strip above" of strip 0 */
   Ring<> up_ring, down_ring;   /* up mover -> compute, compute -> down mover */
   Ring<kNStg> in_ring;         /* io warp -> compute: staged input */
-  Ring<kNO> out_ring;          /* compute -> io warp: outputs */
+  Ring<kNO<sizeof (E) == 2 ? 1 : 2>> out_ring;   /* compute -> io warp: outputs */
   int ticket, last;
 };
 
@@ -836,6 +895,28 @@ cp_async4 (uint32_t *dst, const void *src, int bytes)
 #endif
 }
 
+/* the same for a word inside the plane */
+__device__ __forceinline__ void
+cp_async4 (uint32_t *dst, const void *src)
+{
+#if CIP_HT_STAGE
+  asm volatile ("cp.async.ca.shared.global [%0], [%1], 4;"
+      : : "r" (smem (dst)), "l" (src) : "memory");
+#endif
+}
+
+/* Whether every word the io warp moves for the chunk at step T is inside
+ * the plane (8-bit odd rows at shear 2 reach 2 bytes further left): then
+ * it takes the straight-line path, pointers that step down the lane's rows
+ * and no tests (bench_halftone --trace: with a test and an address per
+ * word, the io warp, not the compute warp, set the pace). */
+template <int S>
+__device__ __forceinline__ bool
+io_interior (int width, int nrows, int T)
+{
+  return nrows == kRows && T - S * (kRows - 1) - 2 >= 0 && T + kC <= width;
+}
+
 /* 8-bit rows that start 2 bytes off a word at shear S */
 template <int S, int B>
 __device__ __forceinline__ bool
@@ -865,6 +946,23 @@ io_stage (uint32_t *slot, const uint8_t *base, size_t pitch, int width,
 {
   constexpr int P = kSpw<B>, LPR = kWB<B>, RPI = 32 / LPR;
   const int lane = threadIdx.x & 31, g = lane % LPR;
+  if (io_interior<S> (width, nrows, T)) {
+    /* row q + m RPI: RPI rows further down, S RPI samples further left */
+    const int q = lane / LPR;
+    const uint8_t *r = base + (size_t) (y0 + q) * pitch +
+        (ptrdiff_t) (T - S * q + P * g - (half_row<S, B> (q) ? 2 : 0)) * B;
+    const ptrdiff_t adv = (ptrdiff_t) (RPI * pitch) - (ptrdiff_t) (S * RPI * B);
+    uint32_t *d = slot + q * kStgW<B> + g;
+#pragma unroll
+    for (int m = 0; m < kRows / RPI; m++, r += adv)
+      cp_async4 (d + m * RPI * kStgW<B>, r);
+    if constexpr (B == 1 && S % 4 != 0) {
+      const int i = 2 * lane + 1;
+      cp_async4 (slot + i * kStgW<B> + kWB<B>, base + (size_t) (y0 + i) * pitch +
+          (T - S * i + kC - 2));
+    }
+    return;
+  }
 #pragma unroll 4
   for (int m = 0; m < kRows / RPI; m++) {
     const int i = m * RPI + lane / LPR;
@@ -916,6 +1014,34 @@ io_store (const uint32_t *slot, uint8_t *base, size_t pitch, int width,
   /* with halves: even rows here, odd ones below */
   constexpr int RS = halves ? 2 : 1;
   const int lane = threadIdx.x & 31, g = lane % LPR;
+  if (io_interior<S> (width, nrows, T)) {
+    /* rows RS (q + m RPI) (+ 1): RS RPI rows further down, S RS RPI samples
+     * further left */
+    const int i0 = RS * (lane / LPR);
+    const ptrdiff_t adv = (ptrdiff_t) (RS * RPI * pitch) -
+        (ptrdiff_t) (S * RS * RPI * B);
+    uint8_t *r = base + (size_t) (y0 + i0) * pitch + (ptrdiff_t) (T - S * i0) * B;
+    const uint32_t *d = slot + i0 * kStgW<B>;
+#pragma unroll
+    for (int m = 0; m < kRows / RPI / RS; m++, r += adv)
+      *reinterpret_cast<uint32_t *> (r + 4 * g) = d[m * RS * RPI * kStgW<B> + g];
+    if constexpr (halves) {
+      r = base + (size_t) (y0 + i0 + 1) * pitch + (T - S * (i0 + 1));
+      d += kStgW<B>;
+#pragma unroll
+      for (int m = 0; m < kRows / RPI / 2; m++, r += adv) {
+        const uint32_t *dd = d + m * 2 * RPI * kStgW<B>;
+        if (g + 1 < LPR) {
+          *reinterpret_cast<uint32_t *> (r + 2 + 4 * g) =
+              __funnelshift_r (dd[g], dd[g + 1], 16);
+        } else {
+          *reinterpret_cast<uint16_t *> (r) = (uint16_t) dd[0];
+          *reinterpret_cast<uint16_t *> (r + kC - 2) = (uint16_t) (dd[LPR - 1] >> 16);
+        }
+      }
+    }
+    return;
+  }
 #pragma unroll 4
   for (int m = 0; m < kRows / RPI / RS; m++) {
     const int i = RS * (m * RPI + lane / LPR);
@@ -1030,13 +1156,17 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
           c, hib, false);
   }
 
+  /* slots found ready before the chunk computed (ring_ready_full) */
+  bool in_ok = false, down_ok = false, out_ok = false;
   for (int n = 0; n < nch; n++) {
     const int T = -kC + n * kC;
     uint32_t inn[kRpl][kWb], hin[kRpl][kWb];
     if (io) {
 #if CIP_HT_STAGE
       const int k = slot_of<kNStg> (io_i + n);
-      ring_wait_full (sm.in_ring, io_i + n, p.watchdog_ns);
+      if (!in_ok)
+        ring_wait_full (sm.in_ring, io_i + n, p.watchdog_ns);
+      HT_TRACE (pp.first_strip + s, kTrIn, n);
       read_stage<S, B> (stg + k * kSlotW<B>, c, inb);
       if constexpr (TEMP)
         read_stage<S, B> (stg + (kNStg + k) * kSlotW<B>, c, hib);
@@ -1062,11 +1192,23 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
     HT_TRACE (pp.first_strip + s, kTrUp, n);
     E *down = nullptr;
     if (has_down) {
-      ring_wait_empty (sm.down_ring, down_i + n, p.watchdog_ns);
+      if (!down_ok)
+        ring_wait_empty (sm.down_ring, down_i + n, p.watchdog_ns);
       if (c.lane == 31)
         down = sm.down[slot_of (down_i + n)];
     }
     HT_TRACE (pp.first_strip + s, kTrGo, n);
+    /* this chunk's output slot and the next chunk's input and down slots,
+     * asked now, waited for below and in the next chunk only if not ready */
+    in_ok = out_ok = false;
+#if CIP_HT_STAGE
+    if (io) {
+      out_ok = ring_ready_empty (sm.out_ring, io_i + n);
+      in_ok = n + 1 < nch && ring_ready_full (sm.in_ring, io_i + n + 1);
+    }
+#endif
+    down_ok = has_down && n + 1 < nch &&
+        ring_ready_empty (sm.down_ring, down_i + n + 1);
     const bool interior = c.nrows == kRows && T - S * (kRows - 1) >= 0 &&
         T + kC <= pp.width;
     if (interior)
@@ -1080,8 +1222,10 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
       ring_fill (sm.down_ring, down_i + n);
     if (io) {
 #if CIP_HT_STAGE
-      ring_wait_empty (sm.out_ring, io_i + n, p.watchdog_ns);
-      uint32_t *d = obuf + slot_of<kNO> (io_i + n) * kSlotW<B>;
+      if (!out_ok)
+        ring_wait_empty (sm.out_ring, io_i + n, p.watchdog_ns);
+      HT_TRACE (pp.first_strip + s, kTrOut, n);
+      uint32_t *d = obuf + slot_of<kNO<B>> (io_i + n) * kSlotW<B>;
 #pragma unroll
       for (int r = 0; r < kRpl; r++)
 #pragma unroll
@@ -1115,7 +1259,7 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
 template <int S, int B, bool TEMP>
 __device__ void
 io_strip (const Params &p, const PlaneP &pp, int s, Ring<kNStg> &in_ring,
-    Ring<kNO> &out_ring, uint32_t *stg, const uint32_t *obuf, int io_i)
+    Ring<kNO<B>> &out_ring, uint32_t *stg, const uint32_t *obuf, int io_i)
 {
 #if CIP_HT_STAGE
   const int y0 = s * kRows;
@@ -1139,13 +1283,16 @@ io_strip (const Params &p, const PlaneP &pp, int s, Ring<kNStg> &in_ring,
   for (int n = 0; n < nch; n++) {
     const int T = -kC + n * kC;
     ring_wait_full (out_ring, io_i + n, p.watchdog_ns);
-    const uint32_t *d = obuf + slot_of<kNO> (io_i + n) * kSlotW<B>;
+    HT_TRACE (pp.first_strip + s, kTrIoGot, n);
+    const uint32_t *d = obuf + slot_of<kNO<B>> (io_i + n) * kSlotW<B>;
     io_store<S, B> (d, pp.dst, pp.dst_pitch, pp.width, y0, nrows, T);
     if (pp.hist)
       io_store<S, B> (d, pp.hist, pp.hist_pitch, pp.width, y0, nrows, T);
     ring_free (out_ring, io_i + n);
+    HT_TRACE (pp.first_strip + s, kTrIoMid, n);
     if (n + kHtStage < nch)
       stage (n + kHtStage);
+    HT_TRACE (pp.first_strip + s, kTrIoEnd, n);
   }
 #endif
 }
@@ -1310,7 +1457,7 @@ ht_skss (const Params p)
   __shared__ Shared<typename Smp<B>::E> sm;
 #if CIP_HT_STAGE
   __shared__ uint32_t stg[(TEMP ? 2 : 1) * kNStg * kSlotW<B>];
-  __shared__ uint32_t obuf[kNO * kSlotW<B>];
+  __shared__ uint32_t obuf[kNO<B> * kSlotW<B>];
 #else
   uint32_t *const stg = nullptr, *const obuf = nullptr;
 #endif
@@ -1894,6 +2041,13 @@ halftone_planes (const HalftonePlane *planes, int n_planes,
   p.levels = opt.levels;
   p.lmagic = ht_level_magic (opt.levels);
   p.watchdog_ns = ht_watchdog_ns ();
+#ifdef CIP_HT_TRACE
+  {
+    static const int spin = getenv ("CIP_HT_SPIN") ? atoi (getenv ("CIP_HT_SPIN")) : 0;
+    CIP_CUDA_TRY (cudaMemcpyToSymbolAsync (g_ht_spin, &spin, sizeof (int), 0,
+        cudaMemcpyHostToDevice, cs));
+  }
+#endif
   p.band = ht_reads_history (opt) ?
       halftone_hysteresis (opt.levels, opt.temporal_stability,
           depth) : 0;
@@ -1926,6 +2080,15 @@ halftone_planes (const HalftonePlane *planes, int n_planes,
       return st;
   }
 
+#ifdef CIP_HT_FS8_ONLY
+  /* a quick diagnostic build (build-trace.sh --fs8): 8-bit Floyd-Steinberg
+   * by skss only */
+  if (opt.kernel != HalftoneKernel::floyd_steinberg || bytes != 1 ||
+      algo != HalftoneAlgorithm::skss)
+    return Status::unsupported;
+  return run_skss<HalftoneKernel::floyd_steinberg, 1> (p, grid, cs,
+      p.levels == 2, p.band > 0);
+#endif
   switch (opt.kernel) {
     case HalftoneKernel::floyd_steinberg:
       return run_diffusion<HalftoneKernel::floyd_steinberg> (p, algo, grid,
