@@ -24,5 +24,5 @@ else
 fi
 "$nvcc" -O3 -std=c++17 -arch="$arch" --expt-relaxed-constexpr -lineinfo \
   -I"$top/kernels/include" -I"$top/kernels" -I"$here/common" -DHAVE_CUDA=1 \
-  -DCIP_HT_TRACE=1 ${defs[@]+"${defs[@]}"} -o "$out/bench_halftone_trace" \
+  -DCIP_HT_TRACE=1 ${defs[@]+"${defs[@]}"} ${CIP_TRACE_DEFS:-} -o "$out/bench_halftone_trace" \
   "$here/halftone/bench_halftone.cu" "$here/common/bench.cu" "${srcs[@]}"

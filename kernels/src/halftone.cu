@@ -3,8 +3,9 @@
  * measured against, and ordered dithering.
  *
  * skss. A plane is cut into strips of kHtStripRows = 64 rows. A worker is a
- * 96-thread block: warp 0 computes, warps 1 and 2 move data in and out.
- * Workers claim strips
+ * 128-thread block: warp 0 computes, warps 1 and 2 move the boundary rows
+ * between strips, warp 3 (io) moves the pixels of staged planes between
+ * global and shared memory. Workers claim strips
  * through a global ticket (ht_schedule's order: strip s of a plane always
  * after strip s-1), so a worker only ever waits on a strip already claimed
  * by a running worker, and any grid size and residency terminates.
@@ -34,6 +35,15 @@
  * critical path at both ends, so edge chunks load and store straight-line
  * predicated words like the interior ones (load_chunk). The chain is
  * W + S * H steps.
+ *
+ * Where the rest went (bench_halftone --trace of the staged kernel): the
+ * compute warp's own loads and stores put each lane's word in another row
+ * (32 lines a warp instruction) and cost ~1 us of each ~2.2 us chunk; the io
+ * warp (io_strip) moves a row's words through consecutive lanes instead, so
+ * the compute warp touches only shared memory between its steps. A chunk
+ * then costs ~1.0-1.2 us computing and ~0.4 us in handshakes, 1.3-1.5 us
+ * computing at the edges (the masks), and a strip starts ~10 us after the
+ * one above (5 edge chunks and the hand-off).
  *
  * Mover warps: warp 1 prefetches the strip's rows into L2 and copies the
  * strip above's boundary rows chunk by chunk from global memory into the up
@@ -410,51 +420,6 @@ ring_wait_empty (Ring<N> &r, int i, unsigned long long limit)
   while (vload (&r.freed) < i - N + 1)
     wd.poll (limit);
   __threadfence_block ();
-#endif
-}
-
-/* Non-blocking forms of the two waits: whether chunk i's slot is written,
- * or free (an acquire when it says yes). The compute warp asks for the next
- * chunk before it computes this one, so that a slot ready by then costs it
- * no wait (bench_halftone --trace: each wait on a ready mbarrier took
- * ~0.1 us of a ~1.9 us chunk). */
-template <int N>
-__device__ __forceinline__ bool
-ring_ready_full (Ring<N> &r, int i)
-{
-#if CIP_HT_MBARRIER
-  uint32_t ok;
-  asm volatile ("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], %2;"
-      " selp.u32 %0, 1, 0, p; }" : "=r" (ok)
-      : "r" (smem (&r.full[slot_of<N> (i)])), "r" ((unsigned) (i / N) & 1u)
-      : "memory");
-  return ok != 0;
-#else
-  if (vload (&r.filled) <= i)
-    return false;
-  __threadfence_block ();
-  return true;
-#endif
-}
-
-template <int N>
-__device__ __forceinline__ bool
-ring_ready_empty (Ring<N> &r, int i)
-{
-  if (i < N)
-    return true;
-#if CIP_HT_MBARRIER
-  uint32_t ok;
-  asm volatile ("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], %2;"
-      " selp.u32 %0, 1, 0, p; }" : "=r" (ok)
-      : "r" (smem (&r.empty[slot_of<N> (i)])), "r" ((unsigned) (i / N - 1) & 1u)
-      : "memory");
-  return ok != 0;
-#else
-  if (vload (&r.freed) < i - N + 1)
-    return false;
-  __threadfence_block ();
-  return true;
 #endif
 }
 
@@ -1156,16 +1121,13 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
           c, hib, false);
   }
 
-  /* slots found ready before the chunk computed (ring_ready_full) */
-  bool in_ok = false, down_ok = false, out_ok = false;
   for (int n = 0; n < nch; n++) {
     const int T = -kC + n * kC;
     uint32_t inn[kRpl][kWb], hin[kRpl][kWb];
     if (io) {
 #if CIP_HT_STAGE
       const int k = slot_of<kNStg> (io_i + n);
-      if (!in_ok)
-        ring_wait_full (sm.in_ring, io_i + n, p.watchdog_ns);
+      ring_wait_full (sm.in_ring, io_i + n, p.watchdog_ns);
       HT_TRACE (pp.first_strip + s, kTrIn, n);
       read_stage<S, B> (stg + k * kSlotW<B>, c, inb);
       if constexpr (TEMP)
@@ -1192,23 +1154,11 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
     HT_TRACE (pp.first_strip + s, kTrUp, n);
     E *down = nullptr;
     if (has_down) {
-      if (!down_ok)
-        ring_wait_empty (sm.down_ring, down_i + n, p.watchdog_ns);
+      ring_wait_empty (sm.down_ring, down_i + n, p.watchdog_ns);
       if (c.lane == 31)
         down = sm.down[slot_of (down_i + n)];
     }
     HT_TRACE (pp.first_strip + s, kTrGo, n);
-    /* this chunk's output slot and the next chunk's input and down slots,
-     * asked now, waited for below and in the next chunk only if not ready */
-    in_ok = out_ok = false;
-#if CIP_HT_STAGE
-    if (io) {
-      out_ok = ring_ready_empty (sm.out_ring, io_i + n);
-      in_ok = n + 1 < nch && ring_ready_full (sm.in_ring, io_i + n + 1);
-    }
-#endif
-    down_ok = has_down && n + 1 < nch &&
-        ring_ready_empty (sm.down_ring, down_i + n + 1);
     const bool interior = c.nrows == kRows && T - S * (kRows - 1) >= 0 &&
         T + kC <= pp.width;
     if (interior)
@@ -1222,8 +1172,7 @@ compute_strip (const Params &p, const PlaneP &pp, int s,
       ring_fill (sm.down_ring, down_i + n);
     if (io) {
 #if CIP_HT_STAGE
-      if (!out_ok)
-        ring_wait_empty (sm.out_ring, io_i + n, p.watchdog_ns);
+      ring_wait_empty (sm.out_ring, io_i + n, p.watchdog_ns);
       HT_TRACE (pp.first_strip + s, kTrOut, n);
       uint32_t *d = obuf + slot_of<kNO<B>> (io_i + n) * kSlotW<B>;
 #pragma unroll
@@ -2088,7 +2037,7 @@ halftone_planes (const HalftonePlane *planes, int n_planes,
     return Status::unsupported;
   return run_skss<HalftoneKernel::floyd_steinberg, 1> (p, grid, cs,
       p.levels == 2, p.band > 0);
-#endif
+#else
   switch (opt.kernel) {
     case HalftoneKernel::floyd_steinberg:
       return run_diffusion<HalftoneKernel::floyd_steinberg> (p, algo, grid,
@@ -2109,6 +2058,7 @@ halftone_planes (const HalftonePlane *planes, int n_planes,
       return run_diffusion<HalftoneKernel::atkinson> (p, algo, grid, bytes, cs);
   }
   return Status::invalid_argument;
+#endif
 }
 
 }  // namespace
