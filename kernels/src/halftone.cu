@@ -115,6 +115,7 @@ constexpr int kHtThreads = 128;     /* compute, up mover, down mover, io */
  * warp's lanes, two rows apart, meet in at most two banks) */
 constexpr int kHtStage = 3;
 constexpr int kNStg = 4;
+static_assert (kHtStage < kNStg, "a slot for the chunk being computed");
 /* (16-bit planes: two output slots, so that a block with history stays
  * within 48 KiB of static shared memory) */
 template <int B>
@@ -851,6 +852,8 @@ store_chunk (uint8_t *base, size_t pitch, int step, bool vec, int width,
 #define CIP_HT_STAGE 0
 #endif
 
+#if CIP_HT_STAGE
+/* (the io warp's helpers: sm_80 and newer) */
 __device__ __forceinline__ void
 cp_async4 (uint32_t *dst, const void *src, int bytes)
 {
@@ -1033,6 +1036,7 @@ io_store (const uint32_t *slot, uint8_t *base, size_t pitch, int width,
     }
   }
 }
+#endif  /* CIP_HT_STAGE */
 
 /* The lane's rows of a staged chunk, as load_chunk gives them. */
 template <int S, int B>
