@@ -12,7 +12,9 @@
 # shows what each test cost and where a run that timed out was; the summary
 # names the last test that ended. CIP_SANITIZE_TOOLS and CIP_SANITIZE_TESTS
 # (space-separated, default all) run a subset, e.g. CIP_SANITIZE_TOOLS=racecheck
-# CIP_SANITIZE_TESTS="test_halftone test_cudahalftone".
+# CIP_SANITIZE_TESTS="test_halftone test_cudahalftone"; CIP_SANITIZE_PAIRS lists
+# tool:test pairs instead (in that order), e.g. "racecheck:test_halftone
+# initcheck:test_integral".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/.gpu/build}
@@ -28,7 +30,9 @@ if [ -n "${CIP_SANITIZE_TESTS:-}" ]; then
 fi
 [ "${#names[@]}" -gt 0 ] || { echo "sanitize: no test selected"; exit 1; }
 read -r -a tools <<< "${CIP_SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}"
-source "$top/.gpu/gst/env.sh"
+# the 1.22 bundle, with its font for timeoverlay (test_regressions)
+source "$top/tests/gpu-bundle.sh"
+use_bundle "$top/.gpu/gst" || exit 1
 export GST_PLUGIN_PATH="$build/plugins" CIP_REQUIRE_GPU=1 CK_FORK=no
 export CK_DEFAULT_TIMEOUT=600 CIP_TEST_SMALL=1 CK_TAP_LOG_FILE_NAME=-
 export GST_REGISTRY="/tmp/cip-sanitize-registry.bin"
@@ -68,9 +72,16 @@ export out cs build
 # every (tool, test) pair, CIP_SANITIZE_JOBS of them at once (default: one
 # per tool, each tool's tests in turn)
 jobs=${CIP_SANITIZE_JOBS:-${#tools[@]}}
-for tool in "${tools[@]}"; do
-  for t in "${names[@]}"; do echo "$tool $t"; done
-done | sort -k2,2 -s | xargs -P "$jobs" -L 1 bash -c 'run_one "$0" "$1"' > "$out/sanitize.summary" 2>&1
+pairs () {
+  if [ -n "${CIP_SANITIZE_PAIRS:-}" ]; then
+    tr ' ' '\n' <<< "$CIP_SANITIZE_PAIRS" | grep . | tr ':' ' '
+    return
+  fi
+  for tool in "${tools[@]}"; do
+    for t in "${names[@]}"; do echo "$tool $t"; done
+  done | sort -k2,2 -s
+}
+pairs | xargs -P "$jobs" -L 1 bash -c 'run_one "$0" "$1"' > "$out/sanitize.summary" 2>&1
 fail=$?
 sort "$out/sanitize.summary"
 [ "$fail" -eq 0 ] && echo "sanitize: all clean" || echo "sanitize: FAILURES (logs in $out)"

@@ -39,3 +39,19 @@ fi
 if [ -d "$top/.gpu/gst/plugins" ]; then
   cp -L "$(pkg-config --variable=pluginsdir gstreamer-1.0)/libgstcoretracers.so" "$top/.gpu/gst/plugins/"
 fi
+# test_regressions needs videocrop and timeoverlay (pango), which the base
+# bundle (../shared/gpu/gst-bundle.sh) lacks: the plugins and the libraries
+# they load that the bundle does not have yet (its own skip list)
+if [ -d "$bundle/plugins" ] && [ ! -x "$bundle/run.sh" ]; then
+  pdir=$(pkg-config --variable=pluginsdir gstreamer-1.0)
+  skip='^(linux-vdso|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|ld-linux|libstdc\+\+|libgcc_s|libcuda\.so|libnvrtc)'
+  for p in videocrop pango; do
+    f="$pdir/libgst$p.so"
+    [ -f "$f" ] || { echo "stage-gpu: $f missing (apt-get install gstreamer1.0-plugins-good gstreamer1.0-plugins-base)" >&2; continue; }
+    cp -L "$f" "$bundle/plugins/"
+    ldd "$f" | awk '/=> \//{print $1" "$3}' | while read -r name path; do
+      [[ $name =~ $skip ]] && continue
+      [ -f "$bundle/lib/$name" ] || cp -L "$path" "$bundle/lib/$name"
+    done
+  done
+fi

@@ -1018,6 +1018,9 @@ gpu_check (Gpu &g, const HistInput *in, const DevImage *const *imgs, int n,
   }
   if (!cip::histogram_is_8bit_path (in, n, bins))
     return;
+  /* small mode (compute-sanitizer): every launch shape at 256 bins */
+  if (cip_test_small () && bins != 256)
+    return;
   for (int k = 1; k < cip::histogram_debug_shape_count (); k++) {
     cip::histogram_debug_shape (k);
     const std::string w = what + " shape " + cip::histogram_debug_shape_name (k);
@@ -1052,6 +1055,9 @@ GST_START_TEST (test_gpu_contents_bins)
     {1001, 67, 3} };
   for (auto sh : shapes)
     for (Content c : testutil::all_contents) {
+      if (cip_test_small () && (sh.w * sh.h > 100000 || (c != Content::random &&
+                  c != Content::constant && c != Content::natural)))
+        continue;             /* small mode: two shapes, three contents */
       HostImage p = testutil::make_image (sh.w, sh.h, c, 31, 1, sh.pad);
       DevImage dp (p);
       for (int bins : all_bins) {
@@ -1071,12 +1077,16 @@ GST_START_TEST (test_gpu_channels)
   for (auto sh : shapes)
     for (Content c : { Content::random, Content::natural, Content::constant,
             Content::all255, Content::checkerboard }) {
+      if (cip_test_small () && (sh.w * sh.h > 40000 || c != Content::random))
+        continue;             /* small mode: the small shape, random content */
       HostImage q = testutil::make_image (sh.w, sh.h, c, 41, 4, sh.pad);
       HostImage uv = testutil::make_image (sh.w, sh.h, c, 42, 2, sh.pad);
       HostImage y = testutil::make_image (sh.w * 2, sh.h * 2, c, 43, 1, sh.pad);
       HostImage rgb = testutil::make_image (sh.w, sh.h, c, 44, 3, sh.pad);
       DevImage dq (q), duv (uv), dy (y), drgb (rgb);
       for (int bins : { 256, 16, 2 }) {
+        if (cip_test_small () && bins != 256)
+          continue;
         const HistSource L = HistSource::luma_rgb, B = HistSource::luma_bgr;
         /* packed 4-byte pixels: channels and luma read together */
         const HistInput sets[][4] = {
@@ -1115,8 +1125,12 @@ GST_START_TEST (test_gpu_rois)
   HostImage q = testutil::make_image (300, 41, Content::natural, 52, 4, 5);
   HostImage uv = testutil::make_image (300, 41, Content::random, 53, 2, 1);
   DevImage dp (p), dq (q), duv (uv);
+  int ci = 0;
   for (const Crop &r : crops_of (300, 41))
     for (int bins : { 256, 8 }) {
+      /* small mode: every fourth crop, 256 bins */
+      if (cip_test_small () && (bins != 256 || ci++ % 4))
+        continue;
       HistInput a = input (p.view ().crop (r.x, r.y, r.w, r.h));
       gpu_check1 (g, &a, dp, 1, bins, describe ("gpu roi", &a, 1, bins, Content::random));
       HistInput ch[4] = { input (q.view (0).crop (r.x, r.y, r.w, r.h)),
@@ -1140,6 +1154,10 @@ GST_START_TEST (test_gpu_edge_sizes)
     const testutil::Size sz = testutil::edge_sizes[si];
     for (size_t pad : { (size_t) 0, (size_t) 13 })
       for (Content c : testutil::all_contents) {
+        /* small mode: sizes up to 40,000 pixels, random and all-255 */
+        if (cip_test_small () && ((long) sz.w * sz.h > 40000 ||
+                (c != Content::random && c != Content::all255)))
+          continue;
         HostImage p = testutil::make_image (sz.w, sz.h, c, 61 + si, 1, pad);
         HostImage q = testutil::make_image (sz.w, sz.h, c, 62 + si, 4, pad);
         DevImage dp (p), dq (q);
