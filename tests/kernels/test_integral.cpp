@@ -84,6 +84,9 @@ struct Variant { cip::SatType type; bool sq; };
 const Variant all_variants[] = { {cip::SatType::u32, false},
   {cip::SatType::u32, true}, {cip::SatType::u64, false},
   {cip::SatType::u64, true} };
+/* small mode (compute-sanitizer): both table types, with and without squares */
+const Variant small_variants[] = { {cip::SatType::u32, false},
+  {cip::SatType::u64, true} };
 
 std::string
 variant_name (const Variant &v)
@@ -607,7 +610,7 @@ GST_START_TEST (test_gpu_edge_sizes)
                       &ch != &all_chans[4])))
             continue;
           failures += gpu_image_cases (edge_sizes[s].w, edge_sizes[s].h, c, ch,
-              pm, all_variants, 4, salt++);
+              pm, sm ? small_variants : all_variants, sm ? 2 : 4, salt++);
         }
   fail_unless (failures == 0, "%d GPU edge-size case(s) failed (see stderr)",
       failures);
@@ -626,10 +629,12 @@ GST_START_TEST (test_gpu_shapes)
   for (const Size &s : shapes) {
     if (cip_test_small () && (long) s.w * s.h > 70000)
       continue;                 /* small mode (compute-sanitizer) */
+    const bool sm = cip_test_small ();
     failures += gpu_image_cases (s.w, s.h, Content::random, all_chans[0],
-        PitchMode::aligned256, all_variants, 4, salt++);
+        PitchMode::aligned256, sm ? small_variants : all_variants, sm ? 2 : 4,
+        salt++);
     failures += gpu_image_cases (s.w, s.h, Content::natural, all_chans[2],
-        PitchMode::odd, all_variants, 4, salt++);
+        PitchMode::odd, sm ? small_variants : all_variants, sm ? 2 : 4, salt++);
   }
   fail_unless (failures == 0, "%d GPU shape case(s) failed (see stderr)",
       failures);
@@ -943,6 +948,8 @@ GST_START_TEST (test_gpu_16bit_shapes)
     if (sm && (int64_t) s.w * s.h > 70000)
       continue;
     for (const Layout16 &l : layouts16) {
+      if (sm && &l == &layouts16[1])
+        continue;               /* small mode: P010's shift and 16 bits */
       const size_t row = (size_t) s.w * 2;
       for (size_t pad : { (size_t) 0, (size_t) 14, round_up (row, 256) - row }) {
         if (sm && pad == 0)
