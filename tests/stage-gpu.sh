@@ -35,23 +35,17 @@ if [ -d "$bundle/lib" ] && [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf 
   mkdir -p "$bundle/fonts"
   cp -L /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf "$bundle/fonts/"
 fi
-# the reliability tests count live objects with the leaks tracer (core tracers)
-if [ -d "$top/.gpu/gst/plugins" ]; then
-  cp -L "$(pkg-config --variable=pluginsdir gstreamer-1.0)/libgstcoretracers.so" "$top/.gpu/gst/plugins/"
-fi
-# test_regressions needs videocrop and timeoverlay (pango), which the base
-# bundle (../shared/gpu/gst-bundle.sh) lacks: the plugins and the libraries
-# they load that the bundle does not have yet (its own skip list)
-if [ -d "$bundle/plugins" ] && [ ! -x "$bundle/run.sh" ]; then
+# the plugins the tests use beyond the base bundle: videocrop and timeoverlay
+# (pango) for test_regressions, the leaks tracer (coretracers) for the
+# reliability tests; the bundle script adds them with the libraries they
+# load, as tests/stage-gpu-126.sh does for 1.26
+if [ -d "$bundle/lib" ] && [ ! -x "$bundle/run.sh" ]; then
+  tools=${GPU_TOOLS:-$top/../shared/gpu}
   pdir=$(pkg-config --variable=pluginsdir gstreamer-1.0)
-  skip='^(linux-vdso|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|ld-linux|libstdc\+\+|libgcc_s|libcuda\.so|libnvrtc)'
-  for p in videocrop pango; do
-    f="$pdir/libgst$p.so"
-    [ -f "$f" ] || { echo "stage-gpu: $f missing (apt-get install gstreamer1.0-plugins-good gstreamer1.0-plugins-base)" >&2; continue; }
-    cp -L "$f" "$bundle/plugins/"
-    ldd "$f" | awk '/=> \//{print $1" "$3}' | while read -r name path; do
-      [[ $name =~ $skip ]] && continue
-      [ -f "$bundle/lib/$name" ] || cp -L "$path" "$bundle/lib/$name"
-    done
+  extra=$(mktemp -d)
+  for p in videocrop pango coretracers; do
+    ln -s "$pdir/libgst$p.so" "$extra/"
   done
+  bash "$tools/gst-bundle.sh" "$bundle" "$extra" | sed 's/^/bundle: /'
+  rm -rf "$extra"
 fi

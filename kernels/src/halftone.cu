@@ -230,8 +230,6 @@ struct Watchdog {
 constexpr int kHtTrStrips = 64, kHtTrChunks = 160;
 enum { kTrWait, kTrGo, kTrSeen, kTrPub, kTrMisc, kTrUp, kTrDone, kTrIn, kTrIoGot,
   kTrIoEnd, kTrIoMid, kTrOut, kTrKinds };
-/* CIP_HT_SPIN=1 (trace builds): the mbarrier waits spin on test_wait */
-__device__ int g_ht_spin;
 __device__ unsigned long long g_ht_trace[kHtTrStrips][kTrKinds][kHtTrChunks];
 __device__ __forceinline__ void
 ht_trace (int s, int kind, int n)
@@ -311,14 +309,6 @@ __device__ __forceinline__ bool
 mbar_done (unsigned long long *b, unsigned parity)
 {
   uint32_t ok;
-#ifdef CIP_HT_TRACE
-  if (g_ht_spin) {
-    asm volatile ("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], %2;"
-        " selp.u32 %0, 1, 0, p; }" : "=r" (ok) : "r" (smem (b)), "r" (parity)
-        : "memory");
-    return ok != 0;
-  }
-#endif
 #if __CUDA_ARCH__ >= 900
   asm volatile ("{ .reg .pred p; mbarrier.try_wait.parity.shared.b64 p, [%1], %2;"
       " selp.u32 %0, 1, 0, p; }" : "=r" (ok) : "r" (smem (b)), "r" (parity)
@@ -857,20 +847,16 @@ store_chunk (uint8_t *base, size_t pitch, int step, bool vec, int width,
 __device__ __forceinline__ void
 cp_async4 (uint32_t *dst, const void *src, int bytes)
 {
-#if CIP_HT_STAGE
   asm volatile ("cp.async.ca.shared.global [%0], [%1], 4, %2;"
       : : "r" (smem (dst)), "l" (src), "r" (bytes) : "memory");
-#endif
 }
 
-/* the same for a word inside the plane */
+/* the same for a word inside the plane (no source size to pass) */
 __device__ __forceinline__ void
 cp_async4 (uint32_t *dst, const void *src)
 {
-#if CIP_HT_STAGE
   asm volatile ("cp.async.ca.shared.global [%0], [%1], 4;"
       : : "r" (smem (dst)), "l" (src) : "memory");
-#endif
 }
 
 /* Whether every word the io warp moves for the chunk at step T is inside
@@ -1994,13 +1980,6 @@ halftone_planes (const HalftonePlane *planes, int n_planes,
   p.levels = opt.levels;
   p.lmagic = ht_level_magic (opt.levels);
   p.watchdog_ns = ht_watchdog_ns ();
-#ifdef CIP_HT_TRACE
-  {
-    static const int spin = getenv ("CIP_HT_SPIN") ? atoi (getenv ("CIP_HT_SPIN")) : 0;
-    CIP_CUDA_TRY (cudaMemcpyToSymbolAsync (g_ht_spin, &spin, sizeof (int), 0,
-        cudaMemcpyHostToDevice, cs));
-  }
-#endif
   p.band = ht_reads_history (opt) ?
       halftone_hysteresis (opt.levels, opt.temporal_stability,
           depth) : 0;
