@@ -14,7 +14,11 @@
 # (space-separated, default all) run a subset, e.g. CIP_SANITIZE_TOOLS=racecheck
 # CIP_SANITIZE_TESTS="test_halftone test_cudahalftone"; CIP_SANITIZE_PAIRS lists
 # tool:test pairs instead (in that order), e.g. "racecheck:test_halftone
-# initcheck:test_integral".
+# initcheck:test_integral"; a pair may name the tests of the executable to
+# run (GST_CHECKS, comma-separated), e.g.
+# "racecheck:test_histogram:test_gpu_hbd,test_gpu_hbd_carry", so that one
+# executable's tests can be split over runs; its log name then ends in
+# -partN, N the pair's position in the list.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/.gpu/build}
@@ -45,15 +49,17 @@ gst-inspect-1.0 cudaintegral > /dev/null 2>&1 || true
 
 # one tool over one test; prints its summary line, fails on any error
 run_one () {
-  local tool=$1 t=$2
-  local log="$out/sanitize-$tool-$t.log" start=$SECONDS case=""
+  local tool=$1 t=$2 checks=${3:-} part=${4:-}
+  local log="$out/sanitize-$tool-$t${checks:+-part$part}.log" start=$SECONDS case=""
   case $t in test_integral|test_histogram|test_boxfilter|test_equalize|test_halftone) case=gpu ;; esac
   # racecheck and synccheck track mbarriers (halftone's skss: 16 a block)
   # in a table sized from what the compiler reports, which can undercount;
   # an overflow gives wrong results or a bogus launch failure
   local extra=()
   case $tool in racecheck|synccheck) extra=(--num-cuda-barriers 64) ;; esac
-  CK_RUN_CASE=$case timeout "${CIP_SANITIZE_TIMEOUT:-420}" "$cs" --tool "$tool" \
+  local envs=(CK_RUN_CASE=$case)
+  [ -n "$checks" ] && envs+=(GST_CHECKS=$checks)
+  env "${envs[@]}" timeout "${CIP_SANITIZE_TIMEOUT:-420}" "$cs" --tool "$tool" \
     --error-exitcode 99 --target-processes all --print-limit 20 \
     ${extra[@]+"${extra[@]}"} "$build/tests/$t" 2>&1 |
     while IFS= read -r l; do echo "$((SECONDS - start)) $l"; done > "$log"
@@ -63,7 +69,7 @@ run_one () {
   if [ "$rc" -eq 0 ]; then r=PASS; else r="FAIL ($rc)"; fi
   [ "$rc" -eq 124 ] && r="FAIL (timeout)"
   [ "$rc" -eq 0 ] && last="" || last=" (last test ended: ${last:-none})"
-  echo "$tool $t: $r in $((SECONDS - start)) s: ${summary:-no summary}$last"
+  echo "$tool $t${checks:+ ($checks)}: $r in $((SECONDS - start)) s: ${summary:-no summary}$last"
   return $(( rc != 0 ))
 }
 export -f run_one
@@ -74,14 +80,15 @@ export out cs build
 jobs=${CIP_SANITIZE_JOBS:-${#tools[@]}}
 pairs () {
   if [ -n "${CIP_SANITIZE_PAIRS:-}" ]; then
-    tr ' ' '\n' <<< "$CIP_SANITIZE_PAIRS" | grep . | tr ':' ' '
+    tr ' ' '\n' <<< "$CIP_SANITIZE_PAIRS" | grep . |
+      awk -F: '{ print $1, $2, ($3 == "" ? "\"\"" : $3), NR }'
     return
   fi
   for tool in "${tools[@]}"; do
-    for t in "${names[@]}"; do echo "$tool $t"; done
+    for t in "${names[@]}"; do echo "$tool $t \"\" 0"; done
   done | sort -k2,2 -s
 }
-pairs | xargs -P "$jobs" -L 1 bash -c 'run_one "$0" "$1"' > "$out/sanitize.summary" 2>&1
+pairs | xargs -P "$jobs" -L 1 bash -c 'run_one "$0" "$1" "$2" "$3"' > "$out/sanitize.summary" 2>&1
 fail=$?
 sort "$out/sanitize.summary"
 [ "$fail" -eq 0 ] && echo "sanitize: all clean" || echo "sanitize: FAILURES (logs in $out)"

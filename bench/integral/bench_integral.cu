@@ -1,15 +1,16 @@
-/* Benchmark of the integral family (not a test): our single_pass, multi_pass
- * and automatic SATs against NPP's nppiIntegral_8u32s_C1R_Ctx and the copy
- * bandwidth floor, at 1080p, UHD, 8K and 16384^2.
+/* Benchmark of the integral family (not a test): our single_pass, multi_pass,
+ * tiled and automatic SATs against NPP's nppiIntegral_8u32s_C1R_Ctx and the
+ * copy bandwidth floor, at 1080p, UHD, 8K and 16384^2.
  *
- *   bench_integral [--runs N] [--quick] [--json PATH] [--sweep | --sweep-multi]
- *                  [--profile]
+ *   bench_integral [--runs N] [--quick] [--json PATH]
+ *                  [--sweep | --sweep-multi | --sweep-tiled] [--profile]
  *
  * Every variant's output is checked against cip::ref::integral once per size
  * before it is timed; a mismatch aborts. GB/s counts bytes read (the 8-bit
  * input) plus bytes written (the table(s)). --sweep also times the kernels'
  * tuning knobs (rows per strip, look-back bound, block size) at each size
- * up to 8K; --profile only launches each algorithm a few times (for ncu).
+ * up to 8K (--sweep-tiled: only tiled's rows per tile and store kind, up to
+ * 16384^2); --profile only launches each algorithm a few times (for ncu).
  * --wide: SATs of 16-bit planes (u32, u64, u32 + squares) at 1080p and UHD.
  * NPP has no 16-bit integral, so each is shown against our 8-bit time on a
  * plane of the same size scaled by the bytes moved (the 8-bit kernels'
@@ -38,6 +39,7 @@
 namespace {
 
 bool sweep_multi_only = false;
+bool sweep_tiled_only = false;
 
 struct Size { int w, h; };
 
@@ -360,7 +362,8 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
     vars.push_back ({cip::SatType::u32, true, "u32+sq"});
   }
   const cip::SatAlgorithm algos[] = { cip::SatAlgorithm::single_pass,
-    cip::SatAlgorithm::multi_pass, cip::SatAlgorithm::automatic };
+    cip::SatAlgorithm::multi_pass, cip::SatAlgorithm::tiled,
+    cip::SatAlgorithm::automatic };
   for (const V &v : vars) {
     Ref ref = v.type == cip::SatType::u32 && !v.sq ? Ref () :
         make_ref (im, v.type, v.sq);
@@ -398,7 +401,17 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
       emit (cx, r, input, floor32, bench::kv ("sweep", 1.0) + ", " +
           bench::kv ("config", config_string (s, cip::SatType::u32, false, a)));
     };
+    for (int th : { 16, 32 })
+      for (int plain : { 0, 1 }) {
+        cip::detail::SatTuning tu;
+        tu.th_tiled = th;
+        tu.tiled_plain = plain;
+        one (tu, cip::SatAlgorithm::tiled, "sweep tiled TH=" +
+            std::to_string (th) + (plain ? " plain st" : " st.cs"));
+      }
     for (int nt : nts) {
+      if (sweep_tiled_only)
+        break;
       if (nt == 256 && s.w < 4096)
         continue;               /* same block either way */
       for (int th : ths_multi) {
@@ -504,6 +517,8 @@ main (int argc, char **argv)
       profile = true;
     else if (!strcmp (argv[i], "--sweep-multi"))
       sweep = sweep_multi_only = true;
+    else if (!strcmp (argv[i], "--sweep-tiled"))
+      sweep = sweep_tiled_only = true;
   }
   bench::JsonLines json (cx.args.json);
   cx.json = &json;
@@ -527,7 +542,7 @@ main (int argc, char **argv)
   }
   if (!cx.args.quick) {
     sizes.push_back ({7680, 4320});
-    if (!sweep)
+    if (!sweep || sweep_tiled_only)
       sizes.push_back ({16384, 16384});
   }
   if (profile) {
@@ -541,7 +556,7 @@ main (int argc, char **argv)
       d.sum = sum.dev;
       d.sum_pitch = sum.pitch;
       for (cip::SatAlgorithm a : { cip::SatAlgorithm::single_pass,
-              cip::SatAlgorithm::multi_pass })
+              cip::SatAlgorithm::multi_pass, cip::SatAlgorithm::tiled })
         for (int k = 0; k < 3; k++)
           if (cip::integral (dev_view (im), cip::SatType::u32, d, cx.ws.p,
                   cx.ws.n, cx.stream, a) != cip::Status::ok)

@@ -18,6 +18,17 @@ Status integral_check_args (const ImageView &src, SatType type,
  * Column sums of squares of a whole column stay below 2^32 up to this height. */
 constexpr int kSatMaxSide = 65535;
 
+/* Largest width or height SatAlgorithm::tiled serves. */
+constexpr int kSatTiledMaxSide = 16384;
+
+/* The algorithm integral() runs for this request: automatic resolved by
+ * integral_pick, and requests an algorithm does not serve (single_pass on
+ * 16-bit samples; tiled on 16-bit samples, a step other than 1, a squared
+ * SAT, a destination not 16-byte aligned in address and pitch, or a side
+ * above kSatTiledMaxSide) moved to multi_pass. */
+SatAlgorithm sat_resolve (const ImageView &src, SatType type,
+    const SatDest &dst, SatAlgorithm algo);
+
 /* Tuning knobs of the GPU kernels, for benchmarks sweeping them (0 = the
  * built-in default for the size). Process-wide, not thread-safe: set before
  * sizing workspaces and launching. */
@@ -26,6 +37,9 @@ struct SatTuning {
   int th_multi = 0;      /* rows per strip, multi_pass (multiple of 4, 4..128) */
   int lookback = 0;      /* aggregates summed before waiting on a prefix (1..1024) */
   int max_threads = 0;   /* threads per block cap: 128, 256 or 512 */
+  int th_tiled = 0;      /* rows per tile, tiled (16 or 32) */
+  int tiled_plain = 0;   /* tiled: 1 stores the table with plain stores instead
+                            of streaming ones (st.global.cs) */
 };
 void sat_set_tuning (const SatTuning &t);
 SatTuning sat_get_tuning ();
@@ -34,9 +48,10 @@ SatTuning sat_get_tuning ();
 struct SatConfig {
   SatAlgorithm algo = SatAlgorithm::single_pass;  /* resolved, never automatic */
   int threads = 0;       /* threads per block: 16 columns per thread */
-  int th = 0;            /* rows per strip */
-  int strips = 0;        /* blocks of the strip kernels */
-  int segments = 0;      /* column segments of 16 * threads columns per strip */
+  int th = 0;            /* rows per strip (tiled: per tile) */
+  int strips = 0;        /* blocks of the strip kernels (tiled: tile rows) */
+  int segments = 0;      /* column segments of 16 * threads columns per strip
+                            (tiled: tile columns) */
   int lookback = 0;
 };
 SatConfig sat_config (int width, int height, SatType type, bool squared,

@@ -14,6 +14,7 @@ sat_algorithm_name (SatAlgorithm a)
     case SatAlgorithm::automatic: return "automatic";
     case SatAlgorithm::single_pass: return "single_pass";
     case SatAlgorithm::multi_pass: return "multi_pass";
+    case SatAlgorithm::tiled: return "tiled";
   }
   return "?";
 }
@@ -47,6 +48,22 @@ integral_check_args (const ImageView &src, SatType type, const SatDest &dst)
   return Status::ok;
 }
 
+SatAlgorithm
+sat_resolve (const ImageView &src, SatType type, const SatDest &dst,
+    SatAlgorithm algo)
+{
+  if (algo == SatAlgorithm::automatic)
+    algo = integral_pick (src.width, src.height, type);
+  if (algo == SatAlgorithm::single_pass && src.bytes == 2)
+    algo = SatAlgorithm::multi_pass;
+  if (algo == SatAlgorithm::tiled && !(src.bytes == 1 && src.step == 1 &&
+          !dst.sqsum && (uintptr_t) dst.sum % 16 == 0 &&
+          dst.sum_pitch % 16 == 0 && src.width <= kSatTiledMaxSide &&
+          src.height <= kSatTiledMaxSide))
+    algo = SatAlgorithm::multi_pass;
+  return algo;
+}
+
 }  // namespace detail
 
 #ifndef HAVE_CUDA
@@ -74,7 +91,7 @@ integral (const ImageView &src, SatType type, const SatDest &dst, void *,
     size_t, Stream, SatAlgorithm algo)
 {
   if (algo != SatAlgorithm::automatic && algo != SatAlgorithm::single_pass &&
-      algo != SatAlgorithm::multi_pass)
+      algo != SatAlgorithm::multi_pass && algo != SatAlgorithm::tiled)
     return Status::invalid_argument;
   Status st = detail::integral_check_args (src, type, dst);
   if (st != Status::ok)

@@ -789,6 +789,11 @@ boxfilter_workspace_init (void *d_ws, size_t ws_bytes, Stream stream)
     return Status::ok;
   if (!d_ws || ((uintptr_t) d_ws % 256) != 0)
     return Status::invalid_argument;
+  /* all of it, not only the integral's control words: the gather reads its
+   * SAT rows in 16-byte groups that reach up to 3 elements into the row
+   * padding, which no kernel writes (the values are never used, but reads
+   * of them must not be reads of uninitialized memory) */
+  CIP_CUDA_TRY (cudaMemsetAsync (d_ws, 0, ws_bytes, (cudaStream_t) stream));
   return integral_workspace_init (d_ws, ws_bytes, stream);
 }
 

@@ -468,7 +468,8 @@ same_table (const HostTable &got, const HostTable &want, const std::string &what
 
 
 const cip::SatAlgorithm all_algos[] = { cip::SatAlgorithm::single_pass,
-  cip::SatAlgorithm::multi_pass, cip::SatAlgorithm::automatic };
+  cip::SatAlgorithm::multi_pass, cip::SatAlgorithm::tiled,
+  cip::SatAlgorithm::automatic };
 
 /* One workspace for every GPU call of the process, sized once for the
  * largest case and initialized once: each call must leave it ready. */
@@ -487,7 +488,7 @@ ensure_workspace ()
   size_t need = 0;
   const int sizes[][2] = { {7680, 4320}, {3840, 2160}, {1920, 1080},
     {1, 65535}, {65535, 3}, {20000, 17}, {100, 4321}, {3, 5000},
-    {65535, 65}, {33, 65535} };
+    {65535, 65}, {33, 65535}, {16384, 4096} };
   for (auto &s : sizes)
     for (const Variant &v : all_variants)
       need = std::max (need, cip::integral_workspace_bytes (s[0], s[1], v.type,
@@ -965,6 +966,20 @@ GST_START_TEST (test_gpu_16bit_shapes)
 }
 GST_END_TEST;
 
+/* Tunes `saved` to th rows per strip (multi_pass) or per tile (tiled) and
+ * checks that the launch configuration takes it. */
+static void
+set_rows (const cip::detail::SatTuning &saved, cip::SatAlgorithm a, int th)
+{
+  cip::detail::SatTuning t = saved;
+  (a == cip::SatAlgorithm::tiled ? t.th_tiled : t.th_multi) = th;
+  cip::detail::sat_set_tuning (t);
+  const cip::detail::SatConfig cfg = cip::detail::sat_config (100, 100,
+      cip::SatType::u32, false, a);
+  fail_unless (cfg.th == th, "tuning not applied (%d rows, %s)", cfg.th,
+      cip::sat_algorithm_name (a));
+}
+
 /* 16-bit strips: heights around multiples of 4-, 8-, 12- and 128-row strips
  * (th_multi tuned; one strip, a partial last strip, and more than 257
  * strips, so that the column scan takes both its register and its L2 path),
@@ -979,12 +994,7 @@ GST_START_TEST (test_gpu_16bit_strips)
   int failures = 0, salt = 0;
   const Layout16 &l16 = layouts16[2], &p010 = layouts16[0];
   for (int th : { 4, 8, 12, 128 }) {
-    cip::detail::SatTuning t = saved;
-    t.th_multi = th;
-    cip::detail::sat_set_tuning (t);
-    const cip::detail::SatConfig cfg = cip::detail::sat_config (100, 100,
-        cip::SatType::u32, false, cip::SatAlgorithm::multi_pass);
-    fail_unless (cfg.th == th, "tuning not applied (%d rows per strip)", cfg.th);
+    set_rows (saved, cip::SatAlgorithm::multi_pass, th);
     const int hs[] = { 1, th - 1, th, th + 1, 2 * th - 1, 2 * th + 1, 3 * th,
       th <= 8 ? 300 * th + 1 : 0 };
     for (int h : hs) {
@@ -1022,6 +1032,61 @@ GST_START_TEST (test_gpu_16bit_strips)
         salt++, false);
   }
   fail_unless (failures == 0, "%d failing 16-bit GPU strip cases", failures);
+}
+GST_END_TEST;
+
+/* tiled: widths around its 128-column tiles and heights around its 16- and
+ * 32-row tiles (th_tiled tuned), random, all-255 and natural planes whose
+ * rows are read as words (pitch a multiple of 256) or byte by byte (odd
+ * pitch), u32 and u64 tables with 16-byte aligned rows (so that tiled, not
+ * its fallback, runs: checked); then, full mode, an all-255 16384 x 4096
+ * frame whose u64 corners pass 2^32 and whose u32 table wraps. */
+GST_START_TEST (test_gpu_tiled)
+{
+  const bool sm = cip_test_small ();
+  const cip::detail::SatTuning saved = cip::detail::sat_get_tuning ();
+  ensure_workspace ();
+  int failures = 0, salt = 0;
+  const Variant vs[] = { {cip::SatType::u32, false}, {cip::SatType::u64, false} };
+  auto one = [&] (int w, int h, Content c, PitchMode pm, const Variant &v) {
+    HostImage img = make_image (w, h, c, 11 + salt++, 1, src_pad (w, 1, pm));
+    const size_t es = v.type == cip::SatType::u32 ? 4 : 8;
+    RefResult want (w, h, v, dst_pitch (w, es, PitchMode::aligned256), 8);
+    fail_unless (run_ref (img.view (), v, want) == cip::Status::ok);
+    cip::SatDest d;
+    d.sum = reinterpret_cast<void *> ((uintptr_t) 256);  /* alignment only */
+    d.sum_pitch = want.sum.pitch;
+    fail_unless (cip::detail::sat_resolve (img.view (), v.type, d,
+            cip::SatAlgorithm::tiled) == cip::SatAlgorithm::tiled,
+        "tiled does not serve %dx%d", w, h);
+    const std::string what = "gpu tiled " + case_name (w, h, c, all_chans[0],
+        pm, v);
+    if (!gpu_case (img, 0, v, cip::SatAlgorithm::tiled, want, what))
+      failures++;
+  };
+  for (int th : { 16, 32 }) {
+    set_rows (saved, cip::SatAlgorithm::tiled, th);
+    for (int w : { 1, 3, 4, 5, 127, 128, 129, 256, 300, 641 })
+      for (int h : { 1, th - 1, th, th + 1, 2 * th + 3, 5 * th }) {
+        if (sm && w * h > 40000)
+          continue;
+        for (const Variant &v : vs) {
+          one (w, h, Content::random, PitchMode::aligned256, v);
+          one (w, h, Content::random, PitchMode::odd, v);
+          if (!sm || w == 129)
+            one (w, h, Content::all255, PitchMode::aligned256, v);
+        }
+      }
+    if (!sm) {
+      one (1920, 1080, Content::natural, PitchMode::aligned256, vs[0]);
+      one (1000, 999, Content::random, PitchMode::tight, vs[1]);
+    }
+  }
+  cip::detail::sat_set_tuning (saved);
+  if (!sm)
+    for (const Variant &v : vs)
+      one (16384, 4096, Content::all255, PitchMode::aligned256, v);
+  fail_unless (failures == 0, "%d failing tiled GPU cases", failures);
 }
 GST_END_TEST;
 
@@ -1145,6 +1210,7 @@ integral_suite ()
   tcase_add_test (gpu, test_gpu_16bit);
   tcase_add_test (gpu, test_gpu_16bit_shapes);
   tcase_add_test (gpu, test_gpu_16bit_strips);
+  tcase_add_test (gpu, test_gpu_tiled);
   tcase_add_test (gpu, test_gpu_repeatable);
   tcase_add_test (gpu, test_gpu_many_strips);
 #endif

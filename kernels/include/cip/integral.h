@@ -30,10 +30,15 @@ enum class SatType { u32, u64 };
 /* single_pass: one kernel, strips claimed through a global ticket, decoupled
  * look-back through per-strip flags (1R1W). multi_pass: strip aggregates,
  * their column scan, then the strip SATs (2R1W, three launches).
+ * tiled: 128 x 16 or 128 x 32 tiles, one warp each: tile row and column
+ * sums, their scans, then the tiles' SATs (2R1W, three launches); 8-bit
+ * samples with step 1, no squared SAT, a destination of 16-byte aligned
+ * address and pitch, sides up to 16384 (other requests for it run
+ * multi_pass).
  * automatic: the faster one for the size, as measured by bench/integral.
  * 16-bit views run multi_pass's kernels on 16-bit samples; single_pass is
  * 8-bit only (a 16-bit request for it runs multi_pass). */
-enum class SatAlgorithm { automatic, single_pass, multi_pass };
+enum class SatAlgorithm { automatic, single_pass, multi_pass, tiled };
 
 const char *sat_algorithm_name (SatAlgorithm a);
 
