@@ -307,11 +307,26 @@ std::string
 config_string (const Size &s, cip::SatType type, bool squared,
     cip::SatAlgorithm a)
 {
+  /* what integral() runs for a plane and a Table of this size */
+  cip::ImageView v;
+  v.width = s.w;
+  v.height = s.h;
+  v.pitch = (size_t) s.w;
+  cip::SatDest d;
+  d.sum = reinterpret_cast<void *> ((uintptr_t) 256);
+  d.sum_pitch = (((size_t) s.w + 1) * (type == cip::SatType::u32 ? 4 : 8) + 255)
+      / 256 * 256;
+  if (squared) {
+    d.sqsum = reinterpret_cast<uint64_t *> ((uintptr_t) 256);
+    d.sqsum_pitch = (((size_t) s.w + 1) * 8 + 255) / 256 * 256;
+  }
+  const cip::SatAlgorithm r = cip::detail::sat_resolve (v, type, d, a);
   const cip::detail::SatConfig c = cip::detail::sat_config (s.w, s.h, type,
-      squared, a);
-  char buf[128];
-  snprintf (buf, sizeof (buf), "TH=%d threads=%d strips=%d seg=%d K=%d", c.th,
-      c.threads, c.strips, c.segments, c.lookback);
+      squared, r);
+  char buf[160];
+  snprintf (buf, sizeof (buf), "%s TH=%d threads=%d strips=%d seg=%d K=%d",
+      cip::sat_algorithm_name (r), c.th, c.threads, c.strips, c.segments,
+      c.lookback);
   return buf;
 }
 

@@ -161,6 +161,16 @@ wait_for_previous_kernel ()
 #endif
 }
 
+/* Lets the next kernel of the chain be scheduled now; it still waits for
+ * this one's results in wait_for_previous_kernel(). */
+__device__ __forceinline__ void
+allow_next_kernel ()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile ("griddepcontrol.launch_dependents;" : : : "memory");
+#endif
+}
+
 /* ---------------------------------------------------------------- loads */
 
 __device__ __forceinline__ uint32_t
@@ -1179,16 +1189,6 @@ struct TiledParams {
   uint32_t *tot;              /* [nty][ntx] tile totals, then their scan */
 };
 
-/* Lets the next kernel of the chain be scheduled now; it still waits for
- * this one's results in wait_for_previous_kernel(). */
-__device__ __forceinline__ void
-allow_next_kernel ()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile ("griddepcontrol.launch_dependents;" : : : "memory");
-#endif
-}
-
 /* The 4 samples of row y from column x (a multiple of 4), zeros outside. */
 __device__ __forceinline__ uint32_t
 tiled_word (const TiledParams &p, int y, int x)
@@ -1674,14 +1674,16 @@ sat_config (int width, int height, SatType type, bool squared,
  *   tiled        0.0179      0.0251      0.0839      0.636 ms
  *   multi_pass   0.0193      0.0277      0.0925      0.674 ms
  *   single_pass  0.0353      0.0448      0.117       0.859 ms
- * tiled wherever it serves the request (sat_resolve moves the rest to
- * multi_pass); single_pass is bound by its chain of strips at every size.
- * Re-run the bench after changing a kernel or on another GPU. */
+ * u32 tables: tiled wherever it serves the request (sat_resolve moves the
+ * rest to multi_pass). u64 tables: multi_pass (4K: 0.0393 ms against tiled's
+ * 0.0400, the only size measured). single_pass is bound by its chain of
+ * strips at every size. Re-run the bench after changing a kernel or on
+ * another GPU. */
 SatAlgorithm
 integral_pick (int width, int height, SatType type)
 {
-  (void) type;
-  if (width <= detail::kSatTiledMaxSide && height <= detail::kSatTiledMaxSide)
+  if (type == SatType::u32 && width <= detail::kSatTiledMaxSide &&
+      height <= detail::kSatTiledMaxSide)
     return SatAlgorithm::tiled;
   return SatAlgorithm::multi_pass;
 }
@@ -1702,8 +1704,9 @@ integral_workspace_bytes (int width, int height, SatType type, bool squared)
       squared, 2).total;
   if (width > detail::kSatTiledMaxSide || height > detail::kSatTiledMaxSide)
     return strip_bytes;
-  /* tiled with 16-row tiles, the larger of its two heights */
-  return std::max (strip_bytes, make_tiled_layout (width, height, 16).total);
+  /* tiled, either tile height */
+  return std::max ({ strip_bytes, make_tiled_layout (width, height, 16).total,
+        make_tiled_layout (width, height, 32).total });
 }
 
 Status

@@ -35,7 +35,8 @@ enum class SatType { u32, u64 };
  * samples with step 1, no squared SAT, a destination of 16-byte aligned
  * address and pitch, sides up to 16384 (other requests for it run
  * multi_pass).
- * automatic: the faster one for the size, as measured by bench/integral.
+ * automatic: the faster one for the size and table type, as measured by
+ * bench/integral.
  * 16-bit views run multi_pass's kernels on 16-bit samples; single_pass is
  * 8-bit only (a 16-bit request for it runs multi_pass). */
 enum class SatAlgorithm { automatic, single_pass, multi_pass, tiled };
@@ -60,7 +61,9 @@ size_t integral_workspace_bytes (int width, int height, SatType type,
  * share one must be ordered (e.g. issued on one stream). */
 Status integral_workspace_init (void *d_ws, size_t ws_bytes, Stream stream);
 
-/* The algorithm SatAlgorithm::automatic runs for this size. */
+/* The algorithm SatAlgorithm::automatic picks for this size and table type
+ * (a request that algorithm does not serve, e.g. 16-bit samples or a squared
+ * SAT for tiled, runs multi_pass). */
 SatAlgorithm integral_pick (int width, int height, SatType type);
 
 /* Computes the SAT (and optionally the squared SAT) of src on the GPU.
