@@ -37,5 +37,17 @@ warp_inclusive_scan_n (T v, int lane)
   return v;
 }
 
+/* Sum over the lanes of a full warp, in every lane (wrap-around for
+ * unsigned types). All 32 lanes must call it. */
+template <typename T>
+__device__ __forceinline__ T
+warp_sum (T v)
+{
+#pragma unroll
+  for (int d = 16; d >= 1; d >>= 1)
+    v += __shfl_xor_sync (0xffffffffu, v, d);
+  return v;
+}
+
 }  // namespace detail
 }  // namespace cip

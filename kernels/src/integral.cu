@@ -1206,16 +1206,6 @@ tiled_word (const TiledParams &p, int y, int x)
   return w;
 }
 
-template <typename T>
-__device__ __forceinline__ T
-warp_sum (T v)
-{
-#pragma unroll
-  for (int d = 16; d >= 1; d >>= 1)
-    v += __shfl_xor_sync (0xffffffffu, v, d);
-  return v;
-}
-
 /* One step of the transposing reduction: lanes with bit K set keep the
  * upper K of their first 2K values and send the lower K to the partner
  * lane ^ K, the others the reverse; each adds what it receives. */
@@ -1275,7 +1265,7 @@ sat_tiled_aggregate (const TiledParams p)
   fold_half<1> (s, lane);
   if (lane < TH)
     __stcg (p.row + (size_t) tx * p.rowp + top + lane, s[0]);
-  const uint32_t t = warp_sum (lane < TH ? s[0] : 0u);
+  const uint32_t t = detail::warp_sum (lane < TH ? s[0] : 0u);
   if (lane == 0)
     __stcg (p.tot + (size_t) ty * p.ntx + tx, t);
 }
@@ -1438,7 +1428,7 @@ sat_tiled_output (const TiledParams p)
   T corner = 0;
   for (int i = lane; i < tx; i += 32)
     corner += (T) __ldcg (p.tot + (size_t) ty * p.ntx + i);
-  corner = warp_sum (corner);
+  corner = detail::warp_sum (corner);
   const uint32_t rl = lane < TH ? __ldcg (p.row + (size_t) tx * p.rowp + top +
       lane) : 0u;
   const uint32_t li = detail::warp_inclusive_scan (rl, lane);
@@ -1853,9 +1843,8 @@ run_tiled_th (const TiledParams &p, SatType type, cudaStream_t stream)
 
 Status
 run_tiled (const ImageView &src, SatType type, const SatDest &dst,
-    uint8_t *ws, int th, cudaStream_t stream)
+    uint8_t *ws, const TiledLayout &l, int th, cudaStream_t stream)
 {
-  const TiledLayout l = make_tiled_layout (src.width, src.height, th);
   TiledParams p;
   p.src = src.data;
   p.src_pitch = src.pitch;
@@ -1907,17 +1896,19 @@ integral (const ImageView &src, SatType type, const SatDest &dst, void *d_ws,
   const int bytes = src.bytes;
   algo = detail::sat_resolve (src, type, dst, algo);
   const detail::SatConfig cfg = detail::sat_config (w, h, type, sq, algo);
-  const Layout lay = make_layout (w, cfg.strips, sq, bytes);
-  const size_t need = algo == SatAlgorithm::tiled ?
-      make_tiled_layout (w, h, cfg.th).total : lay.total;
+  const bool tiled = algo == SatAlgorithm::tiled;
+  const Layout lay = tiled ? Layout () : make_layout (w, cfg.strips, sq, bytes);
+  const TiledLayout tl = tiled ? make_tiled_layout (w, h, cfg.th) :
+      TiledLayout ();
   /* the documented size, not just this call's layout: a caller that sized
    * the workspace short gets the same answer whatever the algorithm */
-  if (!d_ws || ws_bytes < std::max (need, integral_workspace_bytes (w, h,
-              type, sq)) || (uintptr_t) d_ws % 16 != 0)
+  if (!d_ws || ws_bytes < std::max (tiled ? tl.total : lay.total,
+          integral_workspace_bytes (w, h, type, sq)) ||
+      (uintptr_t) d_ws % 16 != 0)
     return Status::invalid_argument;
-  if (algo == SatAlgorithm::tiled)
-    return run_tiled (src, type, dst, static_cast<uint8_t *> (d_ws), cfg.th,
-        cs);
+  if (tiled)
+    return run_tiled (src, type, dst, static_cast<uint8_t *> (d_ws), tl,
+        cfg.th, cs);
 
   SatParams p;
   p.src = src.data;
