@@ -691,6 +691,20 @@ cip_gpu_map_aux (GstCudaImgprocFilter * self, CipAuxSlot * s,
           ("Could not map CUDA memory"), (NULL));
       return FALSE;
     }
+    /* A table's row padding is never written, but a consumer's 16-byte
+     * loads (cudaboxfilter's gather of an upstream SAT) cover it, and
+     * compute-sanitizer's initcheck counts those bytes as read: a pool
+     * buffer's memory is cleared once, when first used */
+    static const GQuark cleared = g_quark_from_static_string ("cip-cleared");
+    if (!gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (mem), cleared)) {
+      if (!cuda_ok (self, cudaMemsetAsync (p->map.data, 0, p->map.size,
+                  (cudaStream_t) run->stream), "clearing a table")) {
+        gst_memory_unmap (mem, &p->map);
+        return FALSE;
+      }
+      gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem), cleared,
+          GINT_TO_POINTER (1), NULL);
+    }
     aux->data = (guint8 *) p->map.data;
     aux->pitch = GST_CUDA_MEMORY_CAST (mem)->info.stride[0];
     return TRUE;
@@ -795,10 +809,20 @@ ensure_dev_frame (GstCudaImgprocFilter * self, DevFrame & f,
     gsize row_bytes;
     guint rows;
     cip_plane_extent (full, p, &row_bytes, &rows);
-    if (!f.data[p] && !cuda_ok (self, FAULT_OR (self, ALLOC,
-                cudaMallocPitch (&f.data[p], &f.pitch[p], MAX (row_bytes,
-                        (gsize) 1), MAX (rows, 1u))), "scratch frame"))
-      return FALSE;
+    if (!f.data[p]) {
+      if (!cuda_ok (self, FAULT_OR (self, ALLOC,
+                  cudaMallocPitch (&f.data[p], &f.pitch[p], MAX (row_bytes,
+                          (gsize) 1), MAX (rows, 1u))), "scratch frame"))
+        return FALSE;
+      /* uploads write the plane's bytes only; a kernel's whole-word copy
+       * across a ragged right edge (halftone's io warp) covers the row
+       * padding too, and compute-sanitizer's initcheck counts those bytes
+       * as read: clear it once */
+      if (!cuda_ok (self, cudaMemsetAsync (f.data[p], 0, f.pitch[p] *
+                  MAX (rows, 1u), PRIV (self)->gpu->stream),
+              "clearing a scratch frame"))
+        return FALSE;
+    }
     frame->data[p] = (guint8 *) f.data[p];
     frame->stride[p] = (gint) f.pitch[p];
   }

@@ -534,6 +534,7 @@ main (int argc, char **argv)
   };
   const Layout p016 = { 2, 16, 0 }, p010 = { 2, 10, 6 };
   if (probe) {
+    add ("fs-1920x1080", K::floyd_steinberg, 2, 0, { {1920, 1080} });
     for (int h : { 64, 128, 256, 640, 2160 })
       add (("fs-3840x" + std::to_string (h)).c_str (), K::floyd_steinberg, 2, 0,
           { {3840, h} });

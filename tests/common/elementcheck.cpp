@@ -150,30 +150,34 @@ FrameSource::make (Content c, uint32_t seed, int pad)
   fail_unless (gst_buffer_pool_acquire_buffer (pool_, &buf, NULL) ==
       GST_FLOW_OK);
 #ifdef HAVE_GST_CUDA
-  /* The CPU map below first downloads the whole allocation, padding
-   * included, which nothing has written in a new pool buffer
-   * (compute-sanitizer's initcheck flags that copy): poison each memory on
-   * the device once. */
-  static const GQuark poisoned = g_quark_from_static_string ("cip-poisoned");
-  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
-  if (!gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (mem), poisoned)) {
-    GstMapInfo m;
-    fail_unless (gst_memory_map (mem, &m, (GstMapFlags) (GST_MAP_WRITE |
-                GST_MAP_CUDA)));
-    fail_unless (gst_cuda_context_push (shared_context ()));
-    const cudaError_t e = cudaMemset (m.data, 0xA5, m.size);
-    const cudaError_t s = cudaDeviceSynchronize ();
-    gst_cuda_context_pop (NULL);
-    gst_memory_unmap (mem, &m);
-    fail_unless (e == cudaSuccess && s == cudaSuccess, "poisoning a CUDA "
-        "buffer: %s", cudaGetErrorString (e != cudaSuccess ? e : s));
-    gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem), poisoned,
-        GINT_TO_POINTER (1), NULL);
-  }
+  poison_cuda_once (buf);
 #endif
   fill_video_buffer (buf, &info_, c, seed);
   return buf;
 }
+
+#ifdef HAVE_GST_CUDA
+void
+poison_cuda_once (GstBuffer * buf)
+{
+  static const GQuark poisoned = g_quark_from_static_string ("cip-poisoned");
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  if (gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (mem), poisoned))
+    return;
+  GstMapInfo m;
+  fail_unless (gst_memory_map (mem, &m, (GstMapFlags) (GST_MAP_WRITE |
+              GST_MAP_CUDA)));
+  fail_unless (gst_cuda_context_push (GST_CUDA_MEMORY_CAST (mem)->context));
+  const cudaError_t e = cudaMemset (m.data, 0xA5, m.size);
+  const cudaError_t s = cudaDeviceSynchronize ();
+  gst_cuda_context_pop (NULL);
+  gst_memory_unmap (mem, &m);
+  fail_unless (e == cudaSuccess && s == cudaSuccess, "poisoning a CUDA "
+      "buffer: %s", cudaGetErrorString (e != cudaSuccess ? e : s));
+  gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem), poisoned,
+      GINT_TO_POINTER (1), NULL);
+}
+#endif
 
 ElementHarness::ElementHarness (const std::string & launch,
     const GstVideoInfo * info, bool cuda, bool share_context)

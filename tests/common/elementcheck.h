@@ -71,6 +71,12 @@ bool gpu_works ();
 /* The CUDA context of the test executable's CUDA frames (device 0, opened
  * once); elements given its memory adopt it. */
 GstCudaContext *shared_context ();
+
+/* Fills a CUDA buffer's memory, padding included, with 0xA5 on the device,
+ * once per memory: a CPU map (fill_video_buffer) first downloads the whole
+ * allocation, which nothing has written in a new pool buffer, and
+ * compute-sanitizer's initcheck flags that copy. */
+void poison_cuda_once (GstBuffer * buf);
 #endif
 
 /* Input frames of one format and size in one memory. System memory frames may

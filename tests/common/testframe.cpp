@@ -3,8 +3,10 @@
 #include <cstring>
 
 #ifdef HAVE_GST_CUDA
+#include <cuda_runtime_api.h>
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudamemory.h>
 #endif
 
 namespace testutil {
@@ -123,11 +125,76 @@ make_video_buffer (const GstVideoInfo * info, Content c, uint32_t seed,
   return buf;
 }
 
+ReadFrame::ReadFrame (GstBuffer * buf, const GstVideoInfo * info)
+{
+#ifdef HAVE_GST_CUDA
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  if (gst_is_cuda_memory (mem)) {
+    g_assert (gst_video_frame_map (&f, info, buf,
+            (GstMapFlags) (GST_MAP_READ | GST_MAP_CUDA)));
+    g_assert (gst_cuda_context_push (GST_CUDA_MEMORY_CAST (mem)->context));
+    /* (1.24+ elements hand their stream over: wait for it) */
+    cudaError_t e = cudaDeviceSynchronize ();
+    for (guint p = 0; e == cudaSuccess && p < GST_VIDEO_FRAME_N_PLANES (&f);
+        p++) {
+      /* plane p holds component p, or (NV12's UV) starts with it */
+      const size_t row_bytes = (size_t) GST_VIDEO_INFO_COMP_WIDTH (info, p) *
+          GST_VIDEO_INFO_COMP_PSTRIDE (info, p);
+      const guint rows = GST_VIDEO_INFO_COMP_HEIGHT (info, p);
+      const size_t stride = (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (&f, p);
+      host_[p].assign (stride * rows, 0);
+      e = cudaMemcpy2D (host_[p].data (), stride, f.data[p], stride,
+          row_bytes, rows, cudaMemcpyDeviceToHost);
+      f.data[p] = host_[p].data ();
+    }
+    gst_cuda_context_pop (NULL);
+    g_assert (e == cudaSuccess);
+    return;
+  }
+#endif
+  g_assert (gst_video_frame_map (&f, info, buf, GST_MAP_READ));
+}
+
+ReadFrame::~ReadFrame ()
+{
+  gst_video_frame_unmap (&f);
+}
+
+GstBuffer *
+frame_copy (GstBuffer * buf, const GstVideoInfo * info)
+{
+  ReadFrame r (buf, info);
+  GstBuffer *copy = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstVideoFrame d;
+  g_assert (gst_video_frame_map (&d, info, copy, GST_MAP_WRITE));
+  g_assert (gst_video_frame_copy (&d, &r.f));
+  gst_video_frame_unmap (&d);
+  return copy;
+}
+
+std::vector<uint8_t>
+x_bytes (GstBuffer * buf, const GstVideoInfo * info)
+{
+  std::vector<uint8_t> v;
+  if (GST_VIDEO_INFO_FORMAT (info) != GST_VIDEO_FORMAT_RGBx &&
+      GST_VIDEO_INFO_FORMAT (info) != GST_VIDEO_FORMAT_BGRx)
+    return v;
+  ReadFrame r (buf, info);
+  const int w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+  const guint8 *d = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&r.f, 0);
+  const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&r.f, 0);
+  v.resize ((size_t) w * h);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      v[(size_t) y * w + x] = d[(size_t) y * stride + (size_t) x * 4 + 3];
+  return v;
+}
+
 std::vector<uint8_t>
 read_component (GstBuffer * buf, const GstVideoInfo * info, guint comp)
 {
-  GstVideoFrame f;
-  g_assert (gst_video_frame_map (&f, info, buf, GST_MAP_READ));
+  ReadFrame r (buf, info);
+  GstVideoFrame &f = r.f;
   int w = GST_VIDEO_FRAME_COMP_WIDTH (&f, comp);
   int h = GST_VIDEO_FRAME_COMP_HEIGHT (&f, comp);
   const guint8 *d = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&f, comp);
@@ -137,15 +204,14 @@ read_component (GstBuffer * buf, const GstVideoInfo * info, guint comp)
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++)
       out[(size_t) y * w + x] = d[(size_t) y * stride + (size_t) x * ps];
-  gst_video_frame_unmap (&f);
   return out;
 }
 
 std::vector<uint32_t>
 read_values (GstBuffer * buf, const GstVideoInfo * info, guint comp, bool raw)
 {
-  GstVideoFrame f;
-  g_assert (gst_video_frame_map (&f, info, buf, GST_MAP_READ));
+  ReadFrame r (buf, info);
+  GstVideoFrame &f = r.f;
   int w = GST_VIDEO_FRAME_COMP_WIDTH (&f, comp);
   int h = GST_VIDEO_FRAME_COMP_HEIGHT (&f, comp);
   const guint8 *d = comp_data (&f, comp);
@@ -161,7 +227,6 @@ read_values (GstBuffer * buf, const GstVideoInfo * info, guint comp, bool raw)
       uint32_t s = depth > 8 ? (uint32_t) p[0] | ((uint32_t) p[1] << 8) : p[0];
       out[(size_t) y * w + x] = raw ? s : (s >> shift) & ((1u << depth) - 1u);
     }
-  gst_video_frame_unmap (&f);
   return out;
 }
 

@@ -33,12 +33,38 @@ void fill_video_buffer (GstBuffer * buf, const GstVideoInfo * info, Content c,
  * depth: 16-bit words read little-endian, shifted and masked as the format
  * says, e.g. P010's high ten bits); raw: the whole samples (words) as
  * stored. */
+/* A frame mapped for reading on the CPU (gst_video_frame_map, GST_MAP_READ),
+ * except that a CUDA buffer's planes are copied to the host over their rows'
+ * samples only, and the frame's plane pointers point at the copies:
+ * GStreamer's CPU map downloads the whole allocation, row padding included,
+ * which nothing has written in an element's new output buffer, and
+ * compute-sanitizer's initcheck flags that copy. */
+class ReadFrame {
+public:
+  ReadFrame (GstBuffer * buf, const GstVideoInfo * info);
+  ~ReadFrame ();
+  ReadFrame (const ReadFrame &) = delete;
+  ReadFrame & operator= (const ReadFrame &) = delete;
+  GstVideoFrame f;
+private:
+  std::vector<uint8_t> host_[GST_VIDEO_MAX_PLANES];
+};
+
 std::vector<uint32_t> read_values (GstBuffer * buf, const GstVideoInfo * info,
     guint comp, bool raw = false);
 
 /* Component `comp` of an 8-bit format as a tight W x H byte array. */
 std::vector<uint8_t> read_component (GstBuffer * buf, const GstVideoInfo * info,
     guint comp);
+
+/* A system-memory copy of a frame (info's own layout, the planes' rows
+ * through ReadFrame), for keeping an element's CUDA output past its pool:
+ * gst_buffer_copy_deep copies the whole allocation, row padding included. */
+GstBuffer *frame_copy (GstBuffer * buf, const GstVideoInfo * info);
+
+/* The fourth byte of every pixel (x of RGBx / BGRx), W x H; empty for other
+ * formats. */
+std::vector<uint8_t> x_bytes (GstBuffer * buf, const GstVideoInfo * info);
 
 /* Caps for info, with memory:CUDAMemory when cuda is true. */
 GstCaps *video_caps (const GstVideoInfo * info, bool cuda = false);

@@ -97,27 +97,6 @@ expected16 (const std::vector<uint32_t> & src, int w, int h, int depth,
   return std::vector<uint32_t> (out.begin (), out.end ());
 }
 
-/* The fourth byte of every pixel of a packed 4-byte RGB frame (x of RGBx /
- * BGRx), read through GstVideoFrame; empty for other formats. */
-static std::vector<uint8_t>
-padding_bytes (GstBuffer * buf, const GstVideoInfo * info)
-{
-  std::vector<uint8_t> v;
-  if (GST_VIDEO_INFO_FORMAT (info) != GST_VIDEO_FORMAT_RGBx &&
-      GST_VIDEO_INFO_FORMAT (info) != GST_VIDEO_FORMAT_BGRx)
-    return v;
-  GstVideoFrame f;
-  fail_unless (gst_video_frame_map (&f, info, buf, GST_MAP_READ));
-  const int w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
-  const guint8 *d = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0);
-  const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++)
-      v.push_back (d[(size_t) y * stride + (size_t) x * 4 + 3]);
-  gst_video_frame_unmap (&f);
-  return v;
-}
-
 /* Pushes `frames` frames of one content and checks every component. */
 static void
 run_sequence (const Path & path, GstVideoFormat fmt, int w, int h,
@@ -155,9 +134,9 @@ run_sequence (const Path & path, GstVideoFormat fmt, int w, int h,
       else
         comp[c] = read_component (in, &info, c);
     }
-    std::vector<uint8_t> in_pad = padding_bytes (in, &info);
+    std::vector<uint8_t> in_pad = x_bytes (in, &info);
     GstBuffer *out = hrn.push (in);
-    std::vector<uint8_t> out_pad = padding_bytes (out, &info);
+    std::vector<uint8_t> out_pad = x_bytes (out, &info);
     std::vector<uint8_t> grey;
     if (grey_rgb) {
       std::vector<uint8_t> luma ((size_t) w * h);

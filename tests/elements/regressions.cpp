@@ -754,6 +754,7 @@ GST_START_TEST (test_gpu_context_switch)
       } else {
         fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &in,
                 NULL), GST_FLOW_OK);
+        poison_cuda_once (in);
         fill_video_buffer (in, &info, Content::random, seed++);
       }
       GstBuffer *keep = gst_buffer_ref (in);
