@@ -820,8 +820,11 @@ ensure_dev_frame (GstCudaImgprocFilter * self, DevFrame & f,
        * as read: clear it once */
       if (!cuda_ok (self, cudaMemsetAsync (f.data[p], 0, f.pitch[p] *
                   MAX (rows, 1u), PRIV (self)->gpu->stream),
-              "clearing a scratch frame"))
+              "clearing a scratch frame")) {
+        cudaFree (f.data[p]);
+        f.data[p] = nullptr;
         return FALSE;
+      }
     }
     frame->data[p] = (guint8 *) f.data[p];
     frame->stride[p] = (gint) f.pitch[p];

@@ -29,10 +29,6 @@ GstBuffer *make_video_buffer (const GstVideoInfo * info, Content c,
 void fill_video_buffer (GstBuffer * buf, const GstVideoInfo * info, Content c,
     uint32_t seed);
 
-/* The values of component `comp` of a buffer as a tight W x H array (any
- * depth: 16-bit words read little-endian, shifted and masked as the format
- * says, e.g. P010's high ten bits); raw: the whole samples (words) as
- * stored. */
 /* A frame mapped for reading on the CPU (gst_video_frame_map, GST_MAP_READ),
  * except that a CUDA buffer's planes are copied to the host over their rows'
  * samples only, and the frame's plane pointers point at the copies:
@@ -50,6 +46,10 @@ private:
   std::vector<uint8_t> host_[GST_VIDEO_MAX_PLANES];
 };
 
+/* The values of component `comp` of a buffer as a tight W x H array (any
+ * depth: 16-bit words read little-endian, shifted and masked as the format
+ * says, e.g. P010's high ten bits); raw: the whole samples (words) as
+ * stored. */
 std::vector<uint32_t> read_values (GstBuffer * buf, const GstVideoInfo * info,
     guint comp, bool raw = false);
 
