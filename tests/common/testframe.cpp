@@ -125,6 +125,15 @@ make_video_buffer (const GstVideoInfo * info, Content c, uint32_t seed,
   return buf;
 }
 
+void
+plane_extent (const GstVideoInfo * info, guint p, size_t * row_bytes,
+    guint * rows)
+{
+  *row_bytes = (size_t) GST_VIDEO_INFO_COMP_WIDTH (info, p) *
+      GST_VIDEO_INFO_COMP_PSTRIDE (info, p);
+  *rows = GST_VIDEO_INFO_COMP_HEIGHT (info, p);
+}
+
 ReadFrame::ReadFrame (GstBuffer * buf, const GstVideoInfo * info)
 {
 #ifdef HAVE_GST_CUDA
@@ -137,10 +146,9 @@ ReadFrame::ReadFrame (GstBuffer * buf, const GstVideoInfo * info)
     cudaError_t e = cudaDeviceSynchronize ();
     for (guint p = 0; e == cudaSuccess && p < GST_VIDEO_FRAME_N_PLANES (&f);
         p++) {
-      /* plane p holds component p, or (NV12's UV) starts with it */
-      const size_t row_bytes = (size_t) GST_VIDEO_INFO_COMP_WIDTH (info, p) *
-          GST_VIDEO_INFO_COMP_PSTRIDE (info, p);
-      const guint rows = GST_VIDEO_INFO_COMP_HEIGHT (info, p);
+      size_t row_bytes;
+      guint rows;
+      plane_extent (info, p, &row_bytes, &rows);
       const size_t stride = (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (&f, p);
       host_[p].assign (stride * rows, 0);
       e = cudaMemcpy2D (host_[p].data (), stride, f.data[p], stride,

@@ -29,6 +29,11 @@ GstBuffer *make_video_buffer (const GstVideoInfo * info, Content c,
 void fill_video_buffer (GstBuffer * buf, const GstVideoInfo * info, Content c,
     uint32_t seed);
 
+/* Rows and bytes per row of plane p of a frame (plane p holds component p,
+ * or, NV12's UV, starts with it). */
+void plane_extent (const GstVideoInfo * info, guint p, size_t * row_bytes,
+    guint * rows);
+
 /* A frame mapped for reading on the CPU (gst_video_frame_map, GST_MAP_READ),
  * except that a CUDA buffer's planes are copied to the host over their rows'
  * samples only, and the frame's plane pointers point at the copies:

@@ -39,16 +39,6 @@
 using namespace testutil;
 
 #if defined(HAVE_GST_CUDA) && GST_CHECK_VERSION(1, 24, 0)
-/* Rows and bytes per row of plane p of a frame. */
-static void
-plane_extent (const GstVideoInfo * info, guint p, size_t * row_bytes,
-    guint * rows)
-{
-  *row_bytes = (size_t) GST_VIDEO_INFO_COMP_WIDTH (info, p) *
-      GST_VIDEO_INFO_COMP_PSTRIDE (info, p);
-  *rows = GST_VIDEO_INFO_COMP_HEIGHT (info, p);
-}
-
 /* The tight bytes of every plane of a system-memory frame. */
 static std::vector<uint8_t>
 host_planes (GstBuffer * buf, const GstVideoInfo * info)

@@ -2277,6 +2277,50 @@ GST_START_TEST (test_gpu_ragged_aligned)
 }
 GST_END_TEST;
 
+/* A plane's last strip of fewer than 64 rows runs the interior paths and
+ * computes rows past the plane (halftone.cu, compute_strip, io_stage,
+ * io_store): the rows below the plane, in the same destination and history
+ * buffers, must keep their poison, and every row of the plane must equal the
+ * reference, with and without temporal history, at both shears. */
+GST_START_TEST (test_gpu_short_strip_bounds)
+{
+  Gpu g;
+  int n = 0;
+  for (const testutil::Size sz : { testutil::Size { 257, 131 }, { 640, 97 },
+          { 333, 70 } })
+    for (HalftoneKernel k : { HalftoneKernel::floyd_steinberg,
+            HalftoneKernel::jarvis_judice_ninke })
+      for (double s : { 0.0, 0.5 }) {
+        /* whole-word pitches (the io warp's paths) but for 333 (the
+         * compute warp's own loads and stores) */
+        const size_t pad = sz.w == 333 ? 0 : (size_t) ((4 - sz.w % 4) % 4);
+        HostImage src = testutil::make_image (sz.w, sz.h, Content::natural,
+            600 + n++, 1, pad);
+        /* 40 rows below the plane in each buffer the kernel writes */
+        HostImage dst = testutil::make_image (sz.w, sz.h + 40, Content::zeros, 1,
+            1, pad);
+        HostImage hist = testutil::make_image (sz.w, sz.h + 40,
+            Content::gradient, 1, 1, pad);
+        Call c;
+        c.bufs = { &src.bytes, &dst.bytes };
+        HalftonePlane p = plane (src.view (0), dst);
+        HalftoneOptions o = options (k, 2);
+        std::vector<std::vector<uint8_t> *> outs = { &dst.bytes };
+        if (s > 0) {
+          p.history = hist.bytes.data ();
+          p.history_pitch = hist.pitch;
+          o.temporal_stability = s;
+          o.history_valid = true;
+          c.bufs.push_back (&hist.bytes);
+          outs.push_back (&hist.bytes);
+        }
+        c.planes = { p };
+        gpu_check (g, c, outs, o, describe ("gpu short strip", k, 2, sz.w, sz.h,
+                s > 0 ? "history" : ""), { HalftoneAlgorithm::skss });
+      }
+}
+GST_END_TEST;
+
 /* Every kernel, levels 2/4/256, the edge sizes and 31x33, contents (random,
  * natural, gradient; constant 0, max and mid), P010, I420_10 and 16-bit
  * layouts with junk in the other bits, padded pitches: the GPU equals the
@@ -2587,6 +2631,7 @@ halftone_suite (void)
   tcase_add_test (gpu, test_gpu_invalid_arguments);
   tcase_add_test (gpu, test_gpu_kernels_levels_sizes);
   tcase_add_test (gpu, test_gpu_ragged_aligned);
+  tcase_add_test (gpu, test_gpu_short_strip_bounds);
   tcase_add_test (gpu, test_gpu_video_sizes);
   tcase_add_test (gpu, test_gpu_multiplane);
   tcase_add_test (gpu, test_gpu_steps_unaligned);
