@@ -3,7 +3,8 @@
  * NPP_BORDER_REPLICATE) on 8-bit planes.
  *
  *   bench_boxfilter [--runs N] [--json PATH] [--quick] [--radii 1,15,100]
- *       [--npp-max-radius R]
+ *       [--npp-max-radius R] [--fused-rows N]
+ *       [--fused-warps N]
  *
  * Variants: auto (what the element runs), sat (SAT + gather, the SAT
  * recomputed every call), gather (sat with a precomputed SAT: the gather
@@ -11,7 +12,7 @@
  * (cip::integral u32 alone, once per size), npp (replicate only: NPP has no
  * clipped-window mean; radii up to --npp-max-radius, default 100: a 1001x1001
  * mask takes seconds a call). After each radius a "fastest" line names the
- * quickest of direct, sliding and sat by b2b time (what automatic should
+ * quickest of direct, sliding, sat and fused by b2b time (what automatic should
  * pick without a table; boxfilter_pick's limits are in
  * kernels/host/boxfilter_host.cpp). Radii default to 1,3,7,15,31,100,500. Every
  * variant's output is checked against the CPU reference once per case before
@@ -40,6 +41,7 @@
 #include "bench_npp.h"
 #include "cip/boxfilter.h"
 #include "cip/integral.h"
+#include "detail/boxfilter_plan.h"
 
 #ifdef HAVE_NPP
 #include <npp.h>
@@ -153,6 +155,14 @@ main (int argc, char **argv)
   bench::Args args = bench::parse_args (argc, argv);
   const std::vector<int> radii = parse_radii (argc, argv);
   const int npp_max_radius = parse_npp_max_radius (argc, argv);
+  /* --fused-rows N, --fused-warps N: rows and warps per block of the fused
+   * kernel (0: automatic) */
+  for (int i = 1; i + 1 < argc; i++)
+    if (!strcmp (argv[i], "--fused-rows") || !strcmp (argv[i], "--fused-warps")) {
+      cip::detail::BoxTuning t = cip::detail::box_get_tuning ();
+      (argv[i][8] == 'r' ? t.fused_rows : t.fused_warps) = atoi (argv[i + 1]);
+      cip::detail::box_set_tuning (t);
+    }
   std::vector<Size> sizes = { {1920, 1080}, {3840, 2160}, {7680, 4320} };
   if (args.quick) {
     sizes = { {3840, 2160} };
@@ -268,7 +278,8 @@ main (int argc, char **argv)
           {"sat", cip::BoxAlgorithm::sat, false},
           {"gather", cip::BoxAlgorithm::sat, true},
           {"direct", cip::BoxAlgorithm::direct, false},
-          {"sliding", cip::BoxAlgorithm::sliding, false} };
+          {"sliding", cip::BoxAlgorithm::sliding, false},
+          {"fused", cip::BoxAlgorithm::fused, false} };
         std::string fastest;
         double fastest_ms = 0;
         for (const Variant &v : variants) {

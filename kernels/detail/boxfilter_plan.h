@@ -5,6 +5,7 @@
 
 #include "cip/boxfilter.h"
 #include "cip/integral.h"
+#include "detail/integral_internal.h"
 
 namespace cip {
 namespace detail {
@@ -39,6 +40,33 @@ box_sat_type (const BoxPlane &p)
 {
   return p.src.bytes == 2 ? SatType::u64 : SatType::u32;
 }
+
+/* Widest plane BoxAlgorithm::fused serves (two tiles of 128 columns for
+ * each of a block's 32 warps). */
+constexpr int kBoxFusedMaxWidth = 8192;
+
+/* Whether BoxAlgorithm::fused serves this plane (else it runs sat): 8-bit
+ * samples, step 1, source address and pitch multiples of 4, width up to
+ * kBoxFusedMaxWidth, height up to kSatTiledMaxSide. */
+bool box_fused_serves (const BoxPlane &p);
+
+/* The algorithm boxfilter() runs for this plane: automatic resolved by
+ * boxfilter_pick, fused moved to sat where it does not serve. */
+BoxAlgorithm box_resolve (const BoxPlane &p, BoxAlgorithm algo);
+
+/* The fused kernel's blocks own at least this many rows (each block's first
+ * row costs up to th / 2 source rows per tile more than the others). */
+constexpr int kBoxFusedMinRows = 8;
+
+/* Tuning knobs for benchmarks (0 = built-in). Process-wide, not
+ * thread-safe: set before launching. */
+struct BoxTuning {
+  int fused_rows = 0;           /* output rows per block of the fused kernel */
+  int fused_warps = 0;          /* its warps per block (1 .. 32; a warp
+                                   takes at most two tiles) */
+};
+void box_set_tuning (const BoxTuning &t);
+BoxTuning box_get_tuning ();
 
 }  // namespace detail
 }  // namespace cip

@@ -57,5 +57,39 @@ struct SatConfig {
 SatConfig sat_config (int width, int height, SatType type, bool squared,
     SatAlgorithm algo);
 
+/* The tile tables of SatAlgorithm::tiled, for kernels of other families that
+ * consume them instead of a table (the box filter's fused algorithm). The
+ * image is cut into tiles of 128 columns x th rows (ntx x nty of them); after
+ * sat_tiled_tables():
+ *   col[ty * colp + x] = sum of src(x, y) over y < ty * th   (u32, colp = 128 ntx)
+ *   row[tx * rowp + y] = sum of src(x, y) over x < 128 tx    (u32, rowp = th nty)
+ *   tot[ty * ntx + tx] = sum over tile column tx, rows < ty * th
+ * (sums modulo 2^32). */
+struct SatTiles {
+  const uint8_t *src = nullptr;
+  size_t src_pitch = 0;
+  int width = 0, height = 0;
+  bool aligned_in = false;    /* src and pitch multiples of 4 */
+  int th = 0;
+  int ntx = 0, nty = 0;       /* tiles across, down */
+  size_t colp = 0, rowp = 0;  /* elements a row of col[] and of row[] */
+  uint32_t *col = nullptr;
+  uint32_t *row = nullptr;
+  uint32_t *tot = nullptr;
+};
+
+/* Whether sat_tiled_tables() serves src: 8-bit samples, step 1, sides
+ * 1 .. kSatTiledMaxSide. */
+bool sat_tiled_serves (const ImageView &src);
+
+/* The first two passes of SatAlgorithm::tiled (tile sums, their scans) of
+ * src into d_ws (>= integral_workspace_bytes (w, h, u32, false), prepared by
+ * integral_workspace_init), asynchronous on stream; *out describes the
+ * tables. The kernel launched next on stream may use programmatic dependent
+ * launch: it must call griddepcontrol.wait before reading the tables.
+ * unsupported when !sat_tiled_serves (src). */
+Status sat_tiled_tables (const ImageView &src, void *d_ws, size_t ws_bytes,
+    Stream stream, SatTiles *out);
+
 }  // namespace detail
 }  // namespace cip

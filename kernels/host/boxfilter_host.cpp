@@ -7,11 +7,13 @@
 #include "cip/integral.h"
 #include "detail/boxfilter_plan.h"
 #include "detail/boxfilter_sliding.h"
+#include "detail/integral_internal.h"
 
 namespace cip {
 
 /* BoxAlgorithm::automatic, per plane, on the larger of rx and ry:
- * - 8-bit: direct up to boxfilter_direct_max_radius, sat above;
+ * - 8-bit: direct up to boxfilter_direct_max_radius; above, fused on planes
+ *   it serves of at least fused_auto_min_pixels, sat on the others;
  * - 8-bit with a precomputed SAT: direct up to
  *   direct_auto_max_radius_with_sat, the gather alone above;
  * - 16-bit: sat (u64 table).
@@ -21,6 +23,10 @@ namespace cip {
  * took 0.069-0.44 ms (r = 1..500) there, slower than direct and sat at
  * every radius, so automatic never picks it (see bench/RESULTS.md). */
 static constexpr int direct_auto_max_radius = boxfilter_direct_max_radius;
+/* fused against SAT + gather above the direct radii (H100, round 12, b2b):
+ * 1920x1080 0.027 against 0.022 ms, 3840x2160 0.045-0.048 against
+ * 0.051-0.057, 7680x4320 0.148-0.156 against 0.168-0.202 */
+static constexpr long long fused_auto_min_pixels = 4000000;
 static constexpr int direct_auto_max_radius_with_sat = 4;
 
 const char *
@@ -31,6 +37,7 @@ box_algorithm_name (BoxAlgorithm a)
     case BoxAlgorithm::sat: return "sat";
     case BoxAlgorithm::direct: return "direct";
     case BoxAlgorithm::sliding: return "sliding";
+    case BoxAlgorithm::fused: return "fused";
   }
   return "?";
 }
@@ -51,11 +58,48 @@ boxfilter_pick (const BoxPlane &plane)
   const int r = plane.rx > plane.ry ? plane.rx : plane.ry;
   if (plane.src.bytes == 2)         /* direct serves 8-bit planes only */
     return BoxAlgorithm::sat;
-  return r <= (plane.sat ? direct_auto_max_radius_with_sat :
-      direct_auto_max_radius) ? BoxAlgorithm::direct : BoxAlgorithm::sat;
+  if (r <= (plane.sat ? direct_auto_max_radius_with_sat :
+          direct_auto_max_radius))
+    return BoxAlgorithm::direct;
+  /* no table yet, and a plane as large as fused_auto_min_pixels */
+  if (!plane.sat && detail::box_fused_serves (plane) &&
+      (long long) plane.src.width * plane.src.height >= fused_auto_min_pixels)
+    return BoxAlgorithm::fused;
+  return BoxAlgorithm::sat;
 }
 
 namespace detail {
+
+static BoxTuning g_box_tuning;
+
+void
+box_set_tuning (const BoxTuning &t)
+{
+  g_box_tuning = t;
+}
+
+BoxTuning
+box_get_tuning ()
+{
+  return g_box_tuning;
+}
+
+bool
+box_fused_serves (const BoxPlane &p)
+{
+  return sat_tiled_serves (p.src) && p.src.width <= kBoxFusedMaxWidth &&
+      (uintptr_t) p.src.data % 4 == 0 && p.src.pitch % 4 == 0;
+}
+
+BoxAlgorithm
+box_resolve (const BoxPlane &p, BoxAlgorithm algo)
+{
+  if (algo == BoxAlgorithm::automatic)
+    algo = boxfilter_pick (p);
+  if (algo == BoxAlgorithm::fused && !box_fused_serves (p))
+    algo = BoxAlgorithm::sat;
+  return algo;
+}
 
 static size_t
 round_up (size_t v, size_t a)

@@ -64,6 +64,14 @@ sat_resolve (const ImageView &src, SatType type, const SatDest &dst,
   return algo;
 }
 
+bool
+sat_tiled_serves (const ImageView &src)
+{
+  return src.bytes == 1 && src.step == 1 && src.data && src.width > 0 &&
+      src.height > 0 && src.width <= kSatTiledMaxSide &&
+      src.height <= kSatTiledMaxSide;
+}
+
 }  // namespace detail
 
 #ifndef HAVE_CUDA

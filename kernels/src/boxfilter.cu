@@ -12,6 +12,9 @@
 #include "detail/boxfilter_plan.h"
 #include "detail/boxfilter_sliding.h"
 #include "detail/check.cuh"
+#include "detail/integral_internal.h"
+#include "detail/launch.cuh"
+#include "detail/warp_scan.cuh"
 
 namespace cip {
 
@@ -554,6 +557,369 @@ div_up (int a, int b)
   return (a + b - 1) / b;
 }
 
+/* ---- fused (no table: the tiled SAT's tile sums, then the output) -------
+ * The box sum of (x, y) is P(x + rx + 1) - P(x - rx) over the window's rows,
+ * where P(c) = sum of V(c') over c' < c and V(c) is the column sum of the
+ * window's rows (clamped for replicate). A block owns rows [y0, y0 + rows)
+ * over the full width, warp w the tiles of 128 columns w, w + warps, ...,
+ * lane l their columns 4l .. 4l + 3. It needs no table:
+ * - first row: V(c) = C(c, hi) - C(c, lo) with C the column prefix from the
+ *   tiled SAT's scanned column sums (the nearer tile boundary, then at most
+ *   th / 2 rows of the source); the tiles' base B(t) = P(128 t) from the
+ *   block's tile totals (one barrier);
+ * - every next row: V += the row entering - the row leaving (from L2),
+ *   B(t) += R(t, entering) - R(t, leaving) with R the scanned row sums;
+ * - P of the row = B(t) + a warp scan of V, written to shared memory
+ *   (double-buffered: one barrier a row), from which every lane reads its
+ *   two taps at any distance.
+ * Replicate windows at the left and right edges add V(0) and V(W-1) as
+ * often as they repeat them; rows repeat inside V. Sums wrap modulo 2^32
+ * (every window sum is below 2^30). 8-bit planes with step 1 (4-byte
+ * aligned rows), widths up to detail::kBoxFusedMaxWidth (two tiles a warp; more spill registers) and
+ * heights up to 16384 (detail::box_fused_serves); one plane at a time (three
+ * launches, chained by programmatic dependent launch). */
+constexpr int kFusedTW = 128;
+constexpr int kFusedMaxWarps = 32;
+
+struct FusedParams {
+  detail::SatTiles t;
+  uint8_t *dst;
+  size_t dst_pitch;
+  int dst_step;
+  int rx, ry, replicate;
+  int rows;                     /* output rows a block */
+  int warps;                    /* warps a block */
+  int rowlen;                   /* u32 entries of a shared P row */
+  uint32_t full_area;
+  float rcp_full;
+  detail::BoxDivisor div_full;
+};
+
+__device__ __forceinline__ void
+add_bytes (uint32_t (&a)[4], uint32_t w, uint32_t m)
+{
+  a[0] += (w & 0xffu) * m;
+  a[1] += ((w >> 8) & 0xffu) * m;
+  a[2] += ((w >> 16) & 0xffu) * m;
+  a[3] += (w >> 24) * m;
+}
+
+/* Column prefix C(x + k, Y) = sum of src(x + k, y) over y < Y, k = 0..3,
+ * 0 <= Y <= height: the scanned column sums at the nearer tile boundary,
+ * then the rows between it and Y added or taken away, four loads at a time.
+ * cp, cm: the lane's source column pointer and word mask (box_fused). */
+__device__ __forceinline__ void
+fused_colprefix (const detail::SatTiles &T, const uint8_t *cp, uint32_t cm,
+    int x, int Y, uint32_t (&a)[4])
+{
+  int k = Y / T.th;
+  if (k >= T.nty)
+    k = T.nty - 1;
+  const bool up = Y - k * T.th > T.th / 2 && k + 1 < T.nty;
+  if (up)
+    k++;
+  const uint4 c = __ldcg (reinterpret_cast<const uint4 *> (T.col +
+          (size_t) k * T.colp + x));
+  a[0] = c.x;
+  a[1] = c.y;
+  a[2] = c.z;
+  a[3] = c.w;
+  const int ya = up ? Y : k * T.th, yb = up ? k * T.th : Y;
+  const uint32_t m = up ? 0xffffffffu : 1u;
+  for (int y = ya; y < yb; y += 4) {
+    uint32_t w[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+      w[i] = y + i < yb && cm ? __ldg (reinterpret_cast<const uint32_t *> (cp +
+              (size_t) (y + i) * T.src_pitch)) & cm : 0u;
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+      add_bytes (a, w[i], m);
+  }
+}
+
+/* 16-byte shared-memory accesses, spelled out: the compiler otherwise splits
+ * them into 4-byte ones, or turns a load and a select into four 4-byte loads
+ * of stride 16 bytes across the lanes (4-way bank conflicts). */
+__device__ __forceinline__ uint4
+lds128 (const uint32_t *p)
+{
+  uint4 v;
+  asm volatile ("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r" (v.x), "=r" (v.y), "=r" (v.z), "=r" (v.w)
+      : "r" ((uint32_t) __cvta_generic_to_shared (p)) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void
+sts128 (uint32_t *p, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+  asm volatile ("st.shared.v4.u32 [%0], {%1, %2, %3, %4};"
+      : : "r" ((uint32_t) __cvta_generic_to_shared (p)), "r" (a), "r" (b),
+      "r" (c), "r" (d) : "memory");
+}
+
+/* v[k] = P[i + k], k = 0..3, from the 16-byte groups at and after i (i & 3
+ * warp-uniform). */
+__device__ __forceinline__ void
+taps4 (const uint32_t *sp, int i, uint32_t (&v)[4])
+{
+  const uint4 q0 = lds128 (sp + (i & ~3)), q1 = lds128 (sp + (i & ~3) + 4);
+  switch (i & 3) {
+    case 0: v[0] = q0.x; v[1] = q0.y; v[2] = q0.z; v[3] = q0.w; break;
+    case 1: v[0] = q0.y; v[1] = q0.z; v[2] = q0.w; v[3] = q1.x; break;
+    case 2: v[0] = q0.z; v[1] = q0.w; v[2] = q1.x; v[3] = q1.y; break;
+    default: v[0] = q0.w; v[1] = q1.x; v[2] = q1.y; v[3] = q1.z; break;
+  }
+}
+
+template <int MAXT>
+__global__ void __launch_bounds__ (32 * kFusedMaxWarps)
+box_fused (const __grid_constant__ FusedParams P)
+{
+  extern __shared__ __align__ (16) uint32_t fsm[];
+  const detail::SatTiles &T = P.t;
+  const int W = T.width, H = T.height, ntx = T.ntx;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int rx = P.rx, ry = P.ry;
+  const bool rep = P.replicate != 0;
+  const int y0 = blockIdx.x * P.rows;
+  const int y1 = min (H, y0 + P.rows);
+  const int rowlen = P.rowlen;
+  uint32_t *const stot = fsm + 2 * rowlen;
+
+  /* this lane's columns: source pointer and mask of the word (the source is
+   * 4-byte aligned with a pitch of whole words: a word straddling the
+   * width lies inside the row's pitch) */
+  const uint8_t *cp[MAXT];
+  const uint32_t *rp[MAXT];
+  uint32_t cm[MAXT];
+#pragma unroll
+  for (int j = 0; j < MAXT; j++) {
+    const int t = warp + j * P.warps;
+    const int x = kFusedTW * t + 4 * lane;
+    cp[j] = T.src + x;
+    rp[j] = T.row + (size_t) t * T.rowp;
+    cm[j] = t >= ntx || x >= W ? 0u : x + 4 <= W ? 0xffffffffu :
+        0xffffffffu >> (8 * (x + 4 - W));
+  }
+
+  detail::wait_for_previous_kernel ();
+
+  /* V and B for row y0 */
+  uint32_t v[MAXT][4], base[MAXT];
+  const BoxSpan sy0 = box_span (y0, ry, H);
+#pragma unroll
+  for (int j = 0; j < MAXT; j++) {
+    const int t = warp + j * P.warps;
+    base[j] = 0;
+    v[j][0] = v[j][1] = v[j][2] = v[j][3] = 0;
+    if (t >= ntx)
+      continue;
+    const int x = kFusedTW * t + 4 * lane;
+    uint32_t lo[4];
+    fused_colprefix (T, cp[j], cm[j], x, sy0.hi, v[j]);
+    fused_colprefix (T, cp[j], cm[j], x, sy0.lo, lo);
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      v[j][k] -= lo[k];
+    if (rep && sy0.rep_lo && cm[j])
+      add_bytes (v[j], __ldg (reinterpret_cast<const uint32_t *> (cp[j])) &
+          cm[j], (uint32_t) sy0.rep_lo);
+    if (rep && sy0.rep_hi && cm[j])
+      add_bytes (v[j], __ldg (reinterpret_cast<const uint32_t *> (cp[j] +
+                  (size_t) (H - 1) * T.src_pitch)) & cm[j],
+          (uint32_t) sy0.rep_hi);
+    const uint32_t tt = detail::warp_sum (v[j][0] + v[j][1] + v[j][2] + v[j][3]);
+    if (lane == 0)
+      stot[t] = tt;
+  }
+  __syncthreads ();
+#pragma unroll
+  for (int j = 0; j < MAXT; j++) {
+    const int t = warp + j * P.warps;
+    if (t >= ntx)
+      continue;
+    uint32_t b = 0;
+    for (int i = lane; i < t; i += 32)
+      b += stot[i];
+    base[j] = detail::warp_sum (b);
+  }
+
+  /* the rows: slide (what the previous iteration loaded), write P, barrier,
+   * taps and outputs. Row y's window gains row y + ry and loses row
+   * y - 1 - ry; one tile's words are loaded a row ahead (wider planes,
+   * several tiles a warp: just in time, registers). */
+  constexpr bool kAhead = MAXT == 1;
+  const size_t pitch = T.src_pitch;
+  uint32_t wa[MAXT], wl[MAXT], ra[MAXT], rl[MAXT];
+#pragma unroll
+  for (int j = 0; j < MAXT; j++)
+    wa[j] = wl[j] = ra[j] = rl[j] = 0;
+  auto load_slide = [&] (int yn) {
+    int ya = yn + ry, yl = yn - 1 - ry;
+    if (rep) {
+      ya = min (ya, H - 1);
+      yl = max (yl, 0);
+    }
+    const bool ina = ya < H, inl = yl >= 0;
+    const size_t oa = (size_t) ya * pitch, ol = (size_t) yl * pitch;
+#pragma unroll
+    for (int j = 0; j < MAXT; j++) {
+      wa[j] = ina && cm[j] ? __ldg (reinterpret_cast<const uint32_t *> (cp[j] +
+              oa)) & cm[j] : 0u;
+      wl[j] = inl && cm[j] ? __ldg (reinterpret_cast<const uint32_t *> (cp[j] +
+              ol)) & cm[j] : 0u;
+      ra[j] = ina ? __ldcg (rp[j] + ya) : 0u;
+      rl[j] = inl ? __ldcg (rp[j] + yl) : 0u;
+    }
+  };
+  const int ol_tap = -rx, or_tap = rx + 1;      /* tap offsets from x */
+  const uint32_t afull = (uint32_t) (2 * rx + 1);
+  uint8_t *drow = P.dst + (size_t) y0 * P.dst_pitch;
+  for (int y = y0; y < y1; y++, drow += P.dst_pitch) {
+    if (y > y0) {
+      if (!kAhead)
+        load_slide (y);
+#pragma unroll
+      for (int j = 0; j < MAXT; j++) {
+        add_bytes (v[j], wa[j], 1u);
+        add_bytes (v[j], wl[j], 0xffffffffu);
+        base[j] += ra[j] - rl[j];
+      }
+    }
+    if (kAhead && y + 1 < y1)
+      load_slide (y + 1);
+    uint32_t *const sp = fsm + ((y - y0) & 1) * rowlen;
+#pragma unroll
+    for (int j = 0; j < MAXT; j++) {
+      const int t = warp + j * P.warps;
+      if (t >= ntx)
+        continue;
+      const uint32_t a0 = v[j][0], a1 = a0 + v[j][1], a2 = a1 + v[j][2],
+          a3 = a2 + v[j][3];
+      const uint32_t e = base[j] + detail::warp_inclusive_scan (a3, lane) - a3;
+      sts128 (sp + kFusedTW * t + 4 * lane, e, e + a0, e + a1, e + a2);
+      if (t == ntx - 1 && lane == 31)
+        sp[kFusedTW * ntx] = e + a3;    /* P(W): columns past W are zero */
+    }
+    __syncthreads ();
+
+    const BoxSpan sy = box_span (y, ry, H);
+    const uint32_t ah = (uint32_t) (sy.hi - sy.lo);
+    const bool magic = rep || ah == (uint32_t) (2 * ry + 1);
+#pragma unroll
+    for (int j = 0; j < MAXT; j++) {
+      const int t = warp + j * P.warps;
+      const int x = kFusedTW * t + 4 * lane;
+      if (t >= ntx || x >= W)
+        continue;
+      uint32_t out = 0;
+      /* no window of the warp reaches past the left or right edge */
+      if (kFusedTW * t >= rx && kFusedTW * (t + 1) + rx <= W) {
+        uint32_t l[4], r[4];
+        taps4 (sp, x + ol_tap, l);
+        taps4 (sp, x + or_tap, r);
+        if (magic) {
+#pragma unroll
+          for (int k = 0; k < 4; k++)
+            out |= detail::box_round_div_magic (r[k] - l[k], P.div_full) <<
+                (8 * k);
+        } else {
+          const uint32_t area = afull * ah;
+          const float rcp = box_rcp (area);
+#pragma unroll
+          for (int k = 0; k < 4; k++)
+            out |= box_round_div (r[k] - l[k], area, rcp) << (8 * k);
+        }
+      } else {
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+          const int cl = x + k + ol_tap, cr = x + k + or_tap;
+          const int lo = max (cl, 0), hi = min (cr, W);
+          uint32_t s = sp[hi] - sp[lo];
+          uint32_t area;
+          if (rep) {
+            if (cl < 0)
+              s += (uint32_t) (-cl) * sp[1];
+            if (cr > W)
+              s += (uint32_t) (cr - W) * (sp[W] - sp[W - 1]);
+            area = P.full_area;
+          } else {
+            area = (uint32_t) (hi - lo) * ah;
+          }
+          out |= (area == P.full_area ?
+              detail::box_round_div_magic (s, P.div_full) :
+              box_round_div (s, area, box_rcp (area))) << (8 * k);
+        }
+      }
+      store4 (drow, P.dst_step, x, W, out);
+    }
+  }
+}
+
+template <int MAXT>
+Status
+launch_fused (const FusedParams &fp, int sms, size_t smem, cudaStream_t s)
+{
+  FusedParams p = fp;
+  const int threads = 32 * p.warps;
+  int per_sm = 0;
+  if (smem > 48 * 1024)
+    CIP_CUDA_TRY (cudaFuncSetAttribute (box_fused<MAXT>,
+            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+  CIP_CUDA_TRY (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
+          box_fused<MAXT>, threads, smem));
+  if (per_sm < 1)
+    return Status::unsupported;
+  const int h = p.t.height;
+  if (p.rows <= 0) {
+    /* one wave of blocks, at least kFusedMinRows rows each (each block's
+     * first row costs up to th source rows per tile) */
+    const long long conc = (long long) per_sm * sms;
+    p.rows = (int) ((h + conc - 1) / conc);
+    p.rows = p.rows < detail::kBoxFusedMinRows ? detail::kBoxFusedMinRows : p.rows;
+  }
+  return detail::launch (box_fused<MAXT>, div_up (h, p.rows), threads, smem, s,
+      p, "boxfilter fused", detail::pdl_supported ());
+}
+
+/* One plane through the fused algorithm: the tile tables (two launches in
+ * the integral scratch at the start of the workspace), then box_fused. */
+Status
+run_fused (const BoxPlane &p, bool replicate, uint8_t *ws, size_t integral_bytes,
+    int sms, cudaStream_t s)
+{
+  FusedParams fp = {};
+  Status st = detail::sat_tiled_tables (p.src, ws, integral_bytes, s, &fp.t);
+  if (st != Status::ok)
+    return st;
+  fp.dst = p.dst;
+  fp.dst_pitch = p.dst_pitch;
+  fp.dst_step = p.dst_step;
+  fp.rx = p.rx;
+  fp.ry = p.ry;
+  fp.replicate = replicate ? 1 : 0;
+  fp.rows = detail::box_get_tuning ().fused_rows;
+  const int wcap = detail::box_get_tuning ().fused_warps > 0 &&
+      detail::box_get_tuning ().fused_warps < kFusedMaxWarps ?
+      detail::box_get_tuning ().fused_warps : kFusedMaxWarps;
+  fp.warps = fp.t.ntx < wcap ? fp.t.ntx : wcap;
+  if ((fp.t.ntx + fp.warps - 1) / fp.warps > 2)
+    fp.warps = (fp.t.ntx + 1) / 2;
+  fp.rowlen = kFusedTW * fp.t.ntx + 8;
+  const uint32_t full = (uint32_t) (2 * p.rx + 1) * (uint32_t) (2 * p.ry + 1);
+  fp.full_area = full;
+  fp.rcp_full = box_rcp (full);
+  fp.div_full = detail::box_divisor (full);
+  const size_t smem = sizeof (uint32_t) * (2 * (size_t) fp.rowlen + fp.t.ntx);
+  /* kBoxFusedMaxWidth: at most two tiles a warp */
+  const int maxt = (fp.t.ntx + fp.warps - 1) / fp.warps;
+  if (maxt <= 1)
+    return launch_fused<1> (fp, sms, smem, s);
+  return launch_fused<2> (fp, sms, smem, s);
+}
+
 /* ---- 16-bit planes: u64 SAT and a plain gather, one thread per pixel ---- */
 
 struct DevSat64 {
@@ -802,7 +1168,8 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
     size_t ws_bytes, Stream stream, BoxAlgorithm algo)
 {
   if (algo != BoxAlgorithm::automatic && algo != BoxAlgorithm::sat &&
-      algo != BoxAlgorithm::direct && algo != BoxAlgorithm::sliding)
+      algo != BoxAlgorithm::direct && algo != BoxAlgorithm::sliding &&
+      algo != BoxAlgorithm::fused)
     return Status::invalid_argument;
   Status st = detail::box_validate (planes, n_planes, border, d_ws, ws_bytes);
   if (st != Status::ok)
@@ -812,16 +1179,18 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
           ((uintptr_t) d_ws % 256) != 0))
     return Status::invalid_argument;
 
-  bool direct[boxfilter_max_planes] = {}, sliding[boxfilter_max_planes] = {};
+  bool direct[boxfilter_max_planes] = {}, sliding[boxfilter_max_planes] = {},
+      fused[boxfilter_max_planes] = {};
   int max_rx = 0, max_ry = 0;
   for (int i = 0; i < n_planes; i++) {
     const BoxPlane &p = planes[i];
     if (detail::box_plane_empty (p))
       continue;
-    BoxAlgorithm a = algo == BoxAlgorithm::automatic ? boxfilter_pick (p) : algo;
+    const BoxAlgorithm a = detail::box_resolve (p, algo);
     if (p.src.bytes == 2 && a == BoxAlgorithm::direct)
       return Status::unsupported;       /* 16-bit planes: sat or sliding */
     sliding[i] = a == BoxAlgorithm::sliding;
+    fused[i] = a == BoxAlgorithm::fused;
     direct[i] = a == BoxAlgorithm::direct;
     if (!direct[i])
       continue;
@@ -929,6 +1298,14 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
     const BoxPlane &p = planes[i];
     if (detail::box_plane_empty (p) || p.src.bytes == 2 || sliding[i])
       continue;
+    if (fused[i]) {
+      st = sm_count ();
+      if (st == Status::ok)
+        st = run_fused (p, replicate, ws, L.integral_bytes, sms, stream);
+      if (st != Status::ok)
+        return st;
+      continue;
+    }
     const int w = p.src.width, h = p.src.height;
     const uint32_t full = (uint32_t) (2 * p.rx + 1) * (uint32_t) (2 * p.ry + 1);
     if (direct[i]) {

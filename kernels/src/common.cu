@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "detail/check.cuh"
+#include "detail/launch.cuh"
 
 namespace cip {
 
@@ -98,6 +99,23 @@ check_launch (cudaStream_t stream, const char *what)
     return s;
   }
   return Status::ok;
+}
+
+bool
+pdl_supported ()
+{
+#if CIP_SAT_PDL
+  int dev = 0, major = 0;
+  if (cudaGetDevice (&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, dev)
+      != cudaSuccess) {
+    cudaGetLastError ();
+    return false;
+  }
+  return major >= 9;
+#else
+  return false;
+#endif
 }
 
 }  // namespace detail

@@ -60,6 +60,7 @@
 #include "cip/integral.h"
 #include "detail/check.cuh"
 #include "detail/integral_internal.h"
+#include "detail/launch.cuh"
 #include "detail/lookback.cuh"
 #include "detail/warp_scan.cuh"
 
@@ -81,9 +82,6 @@
 #endif
 #ifndef CIP_SAT_BATCH_C
 #define CIP_SAT_BATCH_C 2         /* rows per __syncthreads in the output pass */
-#endif
-#ifndef CIP_SAT_PDL
-#define CIP_SAT_PDL 1             /* multi_pass: programmatic dependent launch */
 #endif
 #ifndef CIP_SAT_PREFETCH_MULTI
 #define CIP_SAT_PREFETCH_MULTI 1    /* output pass loads the next rows early */
@@ -113,6 +111,10 @@
 namespace cip {
 namespace {
 
+using detail::allow_next_kernel;
+using detail::launch;
+using detail::pdl_supported;
+using detail::wait_for_previous_kernel;
 using u64 = unsigned long long;
 
 constexpr int kCols = 16;                 /* columns per thread */
@@ -149,27 +151,6 @@ struct SatParams {
   int shift;                  /* 16-bit samples: value = (word >> shift) */
   uint32_t mask2;             /*   & mask, mask2 = mask in both halves */
 };
-
-/* With programmatic dependent launch (sm_90+), a kernel of the multi-pass
- * chain starts while its predecessor drains; it must wait here before it
- * reads what the predecessor wrote. A no-op without PDL or before sm_90. */
-__device__ __forceinline__ void
-wait_for_previous_kernel ()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile ("griddepcontrol.wait;" : : : "memory");
-#endif
-}
-
-/* Lets the next kernel of the chain be scheduled now; it still waits for
- * this one's results in wait_for_previous_kernel(). */
-__device__ __forceinline__ void
-allow_next_kernel ()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile ("griddepcontrol.launch_dependents;" : : : "memory");
-#endif
-}
 
 /* ---------------------------------------------------------------- loads */
 
@@ -1175,23 +1156,15 @@ constexpr int kTW = 128;            /* tile width: 4 columns a lane */
 constexpr int kTiledWarps = 4;      /* tiles (warps) a block, passes 1 and 3 */
 constexpr int kTiledScanWarps = 32; /* warps a block of the scan pass */
 
-struct TiledParams {
-  const uint8_t *src;
-  size_t src_pitch;
-  int width, height;
-  bool aligned_in;            /* src and pitch multiples of 4 */
+/* The tables (detail::SatTiles) and, for the output pass, the table. */
+struct TiledParams : detail::SatTiles {
   void *sum;
   size_t sum_pitch;
-  int ntx, nty;               /* tiles across, down */
-  size_t colp, rowp;          /* elements a row of col[] and of row[] */
-  uint32_t *col;              /* [nty][colp] tile column sums, then V */
-  uint32_t *row;              /* [ntx][rowp] tile row sums, then R */
-  uint32_t *tot;              /* [nty][ntx] tile totals, then their scan */
 };
 
 /* The 4 samples of row y from column x (a multiple of 4), zeros outside. */
 __device__ __forceinline__ uint32_t
-tiled_word (const TiledParams &p, int y, int x)
+tiled_word (const detail::SatTiles &p, int y, int x)
 {
   if (y >= p.height || x >= p.width)
     return 0;
@@ -1714,49 +1687,6 @@ integral_workspace_init (void *d_ws, size_t ws_bytes, Stream stream)
 
 namespace {
 
-/* pdl: may start before the previous kernel on the stream has finished (it
- * calls wait_for_previous_kernel() before reading that kernel's results). */
-template <typename K, typename P>
-Status
-launch (K kernel, int grid, int threads, size_t smem, cudaStream_t stream,
-    const P &p, const char *what, bool pdl = false)
-{
-  if (smem > 48 * 1024)
-    CIP_CUDA_TRY (cudaFuncSetAttribute (kernel,
-            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
-  cudaLaunchConfig_t cfg = { };
-  cfg.gridDim = dim3 ((unsigned) grid);
-  cfg.blockDim = dim3 ((unsigned) threads);
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = pdl ? 1 : 0;
-  CIP_CUDA_TRY (cudaLaunchKernelEx (&cfg, kernel, p));
-  CIP_LAUNCH_CHECK (stream, what);
-  return Status::ok;
-}
-
-/* Programmatic dependent launch needs sm_90; CIP_SAT_PDL=0 turns it off. */
-bool
-pdl_supported ()
-{
-#if CIP_SAT_PDL
-  int dev = 0, major = 0;
-  if (cudaGetDevice (&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, dev)
-      != cudaSuccess) {
-    cudaGetLastError ();
-    return false;
-  }
-  return major >= 9;
-#else
-  return false;
-#endif
-}
-
 /* B: bytes a sample (Px<B>); single_pass is 8-bit only (B 2 runs multi_pass,
  * the config integral() resolved for it). */
 template <int NT, int B, typename T, bool SQ>
@@ -1808,23 +1738,34 @@ run_type (const SatParams &p, SatType type, bool sq, const detail::SatConfig &cf
       : run_threads<B, u64, false> (p, cfg.threads, cfg.algo, cs);
 }
 
-template <int TH, typename T, bool CS>
+/* The first two passes: tile sums, then their scans (PDL after the first). */
+template <int TH>
 Status
-run_tiled_kernels (const TiledParams &p, cudaStream_t stream)
+run_tiled_tables (const detail::SatTiles &t, cudaStream_t stream)
 {
-  const int tiles = p.ntx * p.nty;
-  const int grid = (tiles + kTiledWarps - 1) / kTiledWarps;
+  TiledParams p;
+  static_cast<detail::SatTiles &> (p) = t;
+  p.sum = nullptr;
+  p.sum_pitch = 0;
+  const int grid = (p.ntx * p.nty + kTiledWarps - 1) / kTiledWarps;
   Status st = launch (sat_tiled_aggregate<TH>, grid, 32 * kTiledWarps, 0,
       stream, p, "sat_tiled_aggregate");
   if (st != Status::ok)
     return st;
-  const bool pdl = pdl_supported ();
-  st = launch (sat_tiled_scan, p.ntx + (int) ((p.rowp + 127) / 128),
-      32 * kTiledScanWarps, 0, stream, p, "sat_tiled_scan", pdl);
+  return launch (sat_tiled_scan, p.ntx + (int) ((p.rowp + 127) / 128),
+      32 * kTiledScanWarps, 0, stream, p, "sat_tiled_scan", pdl_supported ());
+}
+
+template <int TH, typename T, bool CS>
+Status
+run_tiled_kernels (const TiledParams &p, cudaStream_t stream)
+{
+  Status st = run_tiled_tables<TH> (p, stream);
   if (st != Status::ok)
     return st;
+  const int grid = (p.ntx * p.nty + kTiledWarps - 1) / kTiledWarps;
   return launch (sat_tiled_output<TH, T, CS>, grid, 32 * kTiledWarps, 0,
-      stream, p, "sat_tiled_output", pdl);
+      stream, p, "sat_tiled_output", pdl_supported ());
 }
 
 /* Streaming stores (st.global.cs) leave L2 to the input, which the output
@@ -1841,30 +1782,61 @@ run_tiled_th (const TiledParams &p, SatType type, cudaStream_t stream)
       : run_tiled_kernels<TH, u64, false> (p, stream);
 }
 
+detail::SatTiles
+tiled_tables_of (const ImageView &src, uint8_t *ws, const TiledLayout &l,
+    int th)
+{
+  detail::SatTiles t;
+  t.src = src.data;
+  t.src_pitch = src.pitch;
+  t.width = src.width;
+  t.height = src.height;
+  t.aligned_in = (uintptr_t) src.data % 4 == 0 && src.pitch % 4 == 0;
+  t.th = th;
+  t.ntx = l.ntx;
+  t.nty = l.nty;
+  t.colp = l.colp;
+  t.rowp = l.rowp;
+  t.col = reinterpret_cast<uint32_t *> (ws + l.col);
+  t.row = reinterpret_cast<uint32_t *> (ws + l.row);
+  t.tot = reinterpret_cast<uint32_t *> (ws + l.tot);
+  return t;
+}
+
 Status
 run_tiled (const ImageView &src, SatType type, const SatDest &dst,
     uint8_t *ws, const TiledLayout &l, int th, cudaStream_t stream)
 {
   TiledParams p;
-  p.src = src.data;
-  p.src_pitch = src.pitch;
-  p.width = src.width;
-  p.height = src.height;
-  p.aligned_in = (uintptr_t) src.data % 4 == 0 && src.pitch % 4 == 0;
+  static_cast<detail::SatTiles &> (p) = tiled_tables_of (src, ws, l, th);
   p.sum = dst.sum;
   p.sum_pitch = dst.sum_pitch;
-  p.ntx = l.ntx;
-  p.nty = l.nty;
-  p.colp = l.colp;
-  p.rowp = l.rowp;
-  p.col = reinterpret_cast<uint32_t *> (ws + l.col);
-  p.row = reinterpret_cast<uint32_t *> (ws + l.row);
-  p.tot = reinterpret_cast<uint32_t *> (ws + l.tot);
   return th == 32 ? run_tiled_th<32> (p, type, stream)
       : run_tiled_th<16> (p, type, stream);
 }
 
 }  // namespace
+
+namespace detail {
+
+Status
+sat_tiled_tables (const ImageView &src, void *d_ws, size_t ws_bytes,
+    Stream stream, SatTiles *out)
+{
+  if (!out || !sat_tiled_serves (src))
+    return Status::unsupported;
+  const SatConfig cfg = sat_config (src.width, src.height, SatType::u32, false,
+      SatAlgorithm::tiled);
+  const TiledLayout l = make_tiled_layout (src.width, src.height, cfg.th);
+  if (!d_ws || ws_bytes < l.total || (uintptr_t) d_ws % 16 != 0)
+    return Status::invalid_argument;
+  *out = tiled_tables_of (src, static_cast<uint8_t *> (d_ws), l, cfg.th);
+  const cudaStream_t cs = (cudaStream_t) stream;
+  return cfg.th == 32 ? run_tiled_tables<32> (*out, cs)
+      : run_tiled_tables<16> (*out, cs);
+}
+
+}  // namespace detail
 
 Status
 integral (const ImageView &src, SatType type, const SatDest &dst, void *d_ws,

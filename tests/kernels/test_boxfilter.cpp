@@ -17,6 +17,7 @@
 #include "cip/boxfilter.h"
 #include "cip/integral.h"
 #include "detail/boxfilter_math.h"
+#include "detail/boxfilter_plan.h"
 #include "detail/boxfilter_sliding.h"
 
 #ifdef HAVE_CUDA
@@ -643,6 +644,51 @@ GST_START_TEST (test_ref_invalid_arguments)
     fail_unless (cip::boxfilter_pick (big) == (r <= 4 ? BoxAlgorithm::direct :
             BoxAlgorithm::sat), "with a table, r %d", r);
   }
+
+  /* fused runs where it serves (8-bit, step 1, width <= 8192), sat elsewhere;
+   * the other algorithms are never moved */
+  BoxPlane f = ok;
+  f.rx = f.ry = 40;
+  fail_unless (cip::detail::box_resolve (f, BoxAlgorithm::fused) ==
+      BoxAlgorithm::fused);
+  fail_unless (cip::detail::box_resolve (f, BoxAlgorithm::automatic) ==
+      cip::boxfilter_pick (f));
+  for (BoxAlgorithm a : { BoxAlgorithm::sat, BoxAlgorithm::direct,
+          BoxAlgorithm::sliding })
+    fail_unless (cip::detail::box_resolve (f, a) == a);
+  BoxPlane g = f;
+  g.src.step = 2;
+  fail_unless (cip::detail::box_resolve (g, BoxAlgorithm::fused) ==
+      BoxAlgorithm::sat);
+  g = f;
+  g.src.width = cip::detail::kBoxFusedMaxWidth + 1;
+  fail_unless (cip::detail::box_resolve (g, BoxAlgorithm::fused) ==
+      BoxAlgorithm::sat);
+  g.src.width = cip::detail::kBoxFusedMaxWidth;
+  fail_unless (cip::detail::box_resolve (g, BoxAlgorithm::fused) ==
+      BoxAlgorithm::fused);
+  g.src.height = cip::detail::kSatTiledMaxSide + 1;
+  fail_unless (cip::detail::box_resolve (g, BoxAlgorithm::fused) ==
+      BoxAlgorithm::sat);
+  g = f;
+  g.src.bytes = 2;
+  fail_unless (cip::detail::box_resolve (g, BoxAlgorithm::fused) ==
+      BoxAlgorithm::sat);
+  g = f;
+  g.src.pitch += 2;               /* rows not whole words */
+  fail_unless (cip::detail::box_resolve (g, BoxAlgorithm::fused) ==
+      BoxAlgorithm::sat);
+  /* automatic: fused above the direct radii on planes of 4 million samples
+   * or more, not on smaller ones nor on planes with a table */
+  g = f;
+  g.src.width = 3840;
+  g.src.height = 2160;
+  g.src.pitch = 3840;
+  g.rx = g.ry = cip::boxfilter_direct_max_radius + 1;
+  fail_unless (cip::boxfilter_pick (g) == BoxAlgorithm::fused);
+  g.src.width = g.src.pitch = 1920;
+  g.src.height = 1080;
+  fail_unless (cip::boxfilter_pick (g) == BoxAlgorithm::sat);
 }
 GST_END_TEST;
 
@@ -1046,6 +1092,7 @@ gpu_check_all (const HostImage &src, const DevBuf &dsrc, int channel, Radius r,
     {BoxAlgorithm::sat, SatMode::none, "sat"},
     {BoxAlgorithm::direct, SatMode::none, "direct"},
     {BoxAlgorithm::sliding, SatMode::none, "sliding"},
+    {BoxAlgorithm::fused, SatMode::none, "fused"},
     {BoxAlgorithm::sat, SatMode::aligned, "sat+presat"},
     {BoxAlgorithm::sat, SatMode::unaligned, "sat+presat-unaligned"},
     {BoxAlgorithm::automatic, SatMode::aligned, "auto+presat"} };
@@ -1183,6 +1230,65 @@ GST_START_TEST (test_gpu_sliding_tiles)
 }
 GST_END_TEST;
 
+/* The fused kernel at its seams: widths around its 128-column tiles and at
+ * its limit (8192; 8193 runs sat), heights around the 16- and 32-row tile
+ * rows, radii around the tiles (the taps' fast path needs every window of a
+ * warp inside the frame) and past the frame, and bands of 1, 2, 5 and 8 rows
+ * a block as well as the automatic height (every block's first row
+ * computes its column sums from the tables). Poisoned, padded destinations. */
+GST_START_TEST (test_gpu_fused_bands)
+{
+  cudaStream_t stream;
+  CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  Workspace ws;
+  const bool sm = cip_test_small ();
+  std::vector<testutil::Size> sizes = { {1, 1}, {127, 33}, {128, 16},
+    {129, 47}, {300, 200}, {1000, 77} };
+  if (!sm)
+    sizes.insert (sizes.end (), { {4096, 70}, {4100, 35},
+        {cip::detail::kBoxFusedMaxWidth, 40},
+        {cip::detail::kBoxFusedMaxWidth + 1, 20}, {3, 1500} });
+  const Radius radii[] = { {0, 0}, {1, 1}, {5, 40}, {63, 2}, {64, 64},
+    {127, 9}, {128, 128}, {300, 20}, {1024, 1024} };
+  const cip::detail::BoxTuning saved = cip::detail::box_get_tuning ();
+  for (const testutil::Size &sz : sizes) {
+    /* padded rows, whole words (fused reads the source a word at a time) */
+    const size_t pad = 13 + (4 - (sz.w + 13) % 4) % 4;
+    HostImage src = testutil::make_image (sz.w, sz.h,
+        sz.w % 2 ? Content::random : Content::natural, 51, 1, pad);
+    DevBuf dsrc (src.bytes.size ());
+    dsrc.upload (src.bytes);
+    const bool served = sz.w <= cip::detail::kBoxFusedMaxWidth;
+    fail_unless (cip::detail::box_resolve (plane_of (dev_view (src, dsrc, 0),
+                src, 0, Radius { 1, 1 }), BoxAlgorithm::fused) == (served ?
+            BoxAlgorithm::fused : BoxAlgorithm::sat), "%dx%d", sz.w, sz.h);
+    for (int rows : { 1, 2, 5, 8, 0 }) {
+      if (sm && rows != 2 && rows != 0)
+        continue;
+      cip::detail::BoxTuning t = saved;
+      t.fused_rows = rows;
+      cip::detail::box_set_tuning (t);
+      for (Radius r : radii)
+        for (BoxBorder b : borders) {
+          HostImage dst = make_dst (sz.w, sz.h, 1, 9);
+          BoxPlane hp = plane_of (src.view (), dst, 0, r);
+          fail_unless (cip::ref::boxfilter (&hp, 1, b) == Status::ok);
+          const std::string what = describe ("gpu fused", sz.w, sz.h,
+              Content::random, r, b) + " rows " + std::to_string (rows);
+          const bool ok = gpu_run_matches (src, dsrc, 0, r, b,
+              BoxAlgorithm::fused, SatMode::none, dst.bytes, dst, ws, stream,
+              what);
+          if (!ok)
+            cip::detail::box_set_tuning (saved);
+          fail_unless (ok, "%s", what.c_str ());
+        }
+    }
+  }
+  cip::detail::box_set_tuning (saved);
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+GST_END_TEST;
+
 /* Frames whose u32 table wraps, on every algorithm and SAT form. */
 GST_START_TEST (test_gpu_wrapping_table)
 {
@@ -1210,7 +1316,7 @@ GST_START_TEST (test_gpu_multiplane)
   CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   Workspace ws;
   for (BoxAlgorithm algo : { BoxAlgorithm::automatic, BoxAlgorithm::sat,
-          BoxAlgorithm::direct, BoxAlgorithm::sliding })
+          BoxAlgorithm::direct, BoxAlgorithm::sliding, BoxAlgorithm::fused })
     for (BoxBorder b : borders) {
       const int W = 1921, H = 1081;   /* odd: chroma rounds up */
       const int cw = (W + 1) / 2, chh = (H + 1) / 2;
@@ -1300,7 +1406,7 @@ GST_START_TEST (test_gpu_16bit)
               p.src.data = dsrc.p + 2 * k.ch;
               p.dst = ddst.p + 2 * k.ch;
               for (BoxAlgorithm a : { BoxAlgorithm::automatic, BoxAlgorithm::sat,
-                      BoxAlgorithm::sliding }) {
+                      BoxAlgorithm::sliding, BoxAlgorithm::fused }) {
                 ddst.upload (k.before);
                 size_t ws_bytes = 0;
                 void *d_ws = ws.get (&p, 1, &ws_bytes);
@@ -1388,6 +1494,7 @@ boxfilter_suite (void)
   tcase_add_test (gpu, test_gpu_wrapping_table);
   tcase_add_test (gpu, test_gpu_16bit);
   tcase_add_test (gpu, test_gpu_sliding_tiles);
+  tcase_add_test (gpu, test_gpu_fused_bands);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;

@@ -34,8 +34,18 @@
  *   strips are chosen from radius, size and SM count. Measured 3x slower
  *   than direct and sat on an H100 (bench/RESULTS.md): a comparison variant,
  *   never picked by automatic.
+ * - fused: no table. The first two passes of the tiled SAT (tile column,
+ *   row and total sums and their scans, cip::integral's scratch), then one
+ *   output kernel whose blocks own full-width bands of rows: it slides the
+ *   window's column sums down the band, scans them per row into shared
+ *   memory and reads both taps of every output from there. Constant time in
+ *   the radius, and no 4-byte table written and read back. 8-bit planes
+ *   with step 1 and 4-byte aligned rows (address and pitch), width up to
+ *   8192 and height up to 16384; other planes
+ *   asked for fused run sat. Three launches per plane, one plane at a time.
  * - automatic: boxfilter_pick() per plane (8-bit: direct up to
- *   boxfilter_direct_max_radius, sat above; direct up to 4 when the plane
+ *   boxfilter_direct_max_radius, above it fused on planes of 4 million
+ *   samples or more that it serves, sat otherwise; direct up to 4 when the plane
  *   brings a SAT; 16-bit: sat; constants in host/boxfilter_host.cpp, from
  *   bench/boxfilter).
  * Rounding: all use (sum + area/2) / area exactly; a constant area divides
@@ -69,7 +79,7 @@ namespace cip {
 
 enum class BoxBorder { clip, replicate };
 
-enum class BoxAlgorithm { automatic, sat, direct, sliding };
+enum class BoxAlgorithm { automatic, sat, direct, sliding, fused };
 
 const char *box_algorithm_name (BoxAlgorithm a);
 const char *box_border_name (BoxBorder b);

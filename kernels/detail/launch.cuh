@@ -1,0 +1,68 @@
+/* Kernel launches with programmatic dependent launch (PDL), shared by the
+ * kernel families whose passes chain on one stream (integral, boxfilter). */
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "detail/check.cuh"
+
+#ifndef CIP_SAT_PDL
+#define CIP_SAT_PDL 1             /* chained passes: programmatic dependent launch */
+#endif
+
+namespace cip {
+namespace detail {
+
+/* With PDL (sm_90+), a kernel of a chain starts while its predecessor
+ * drains; it must wait here before it reads what the predecessor wrote. A
+ * no-op without PDL or before sm_90. */
+__device__ __forceinline__ void
+wait_for_previous_kernel ()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile ("griddepcontrol.wait;" : : : "memory");
+#endif
+}
+
+/* Lets the next kernel of the chain be scheduled now; it still waits for
+ * this one's results in wait_for_previous_kernel(). */
+__device__ __forceinline__ void
+allow_next_kernel ()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile ("griddepcontrol.launch_dependents;" : : : "memory");
+#endif
+}
+
+/* PDL needs sm_90 (current device); CIP_SAT_PDL=0 turns it off. */
+bool pdl_supported ();
+
+/* Launches kernel(p) with grid x threads and smem bytes of dynamic shared
+ * memory (opting in above 48 KiB). pdl: it may start before the previous
+ * kernel on the stream has finished (it calls wait_for_previous_kernel()
+ * before reading that kernel's results). */
+template <typename K, typename P>
+Status
+launch (K kernel, int grid, int threads, size_t smem, cudaStream_t stream,
+    const P &p, const char *what, bool pdl = false)
+{
+  if (smem > 48 * 1024)
+    CIP_CUDA_TRY (cudaFuncSetAttribute (kernel,
+            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+  cudaLaunchConfig_t cfg = { };
+  cfg.gridDim = dim3 ((unsigned) grid);
+  cfg.blockDim = dim3 ((unsigned) threads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = pdl ? 1 : 0;
+  CIP_CUDA_TRY (cudaLaunchKernelEx (&cfg, kernel, p));
+  CIP_LAUNCH_CHECK (stream, what);
+  return Status::ok;
+}
+
+}  // namespace detail
+}  // namespace cip
