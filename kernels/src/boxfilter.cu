@@ -604,6 +604,22 @@ add_bytes (uint32_t (&a)[4], uint32_t w, uint32_t m)
   a[3] += (w >> 24) * m;
 }
 
+/* The lane's source word at byte offset off from cp, masked by cm: 0 for
+ * none, all ones for a whole word; a word straddling the width is read byte
+ * by byte (the last row need not extend to the pitch). */
+__device__ __forceinline__ uint32_t
+fused_word (const uint8_t *cp, size_t off, uint32_t cm)
+{
+  if (cm == 0xffffffffu)
+    return __ldg (reinterpret_cast<const uint32_t *> (cp + off));
+  uint32_t w = 0;
+#pragma unroll
+  for (int k = 0; k < 3; k++)
+    if ((cm >> (8 * k)) & 1u)
+      w |= (uint32_t) __ldg (cp + off + k) << (8 * k);
+  return w;
+}
+
 /* Column prefix C(x + k, Y) = sum of src(x + k, y) over y < Y, k = 0..3,
  * 0 <= Y <= height: the scanned column sums at the nearer tile boundary,
  * then the rows between it and Y added or taken away, four loads at a time.
@@ -630,8 +646,8 @@ fused_colprefix (const detail::SatTiles &T, const uint8_t *cp, uint32_t cm,
     uint32_t w[4];
 #pragma unroll
     for (int i = 0; i < 4; i++)
-      w[i] = y + i < yb && cm ? __ldg (reinterpret_cast<const uint32_t *> (cp +
-              (size_t) (y + i) * T.src_pitch)) & cm : 0u;
+      w[i] = y + i < yb ? fused_word (cp, (size_t) (y + i) * T.src_pitch, cm) :
+          0u;
 #pragma unroll
     for (int i = 0; i < 4; i++)
       add_bytes (a, w[i], m);
@@ -688,9 +704,8 @@ box_fused (const __grid_constant__ FusedParams P)
   const int rowlen = P.rowlen;
   uint32_t *const stot = fsm + 2 * rowlen;
 
-  /* this lane's columns: source pointer and mask of the word (the source is
-   * 4-byte aligned with a pitch of whole words: a word straddling the
-   * width lies inside the row's pitch) */
+  /* this lane's columns: source pointer and mask of the word (the source
+   * is 4-byte aligned with a pitch of whole words) */
   const uint8_t *cp[MAXT];
   const uint32_t *rp[MAXT];
   uint32_t cm[MAXT];
@@ -723,13 +738,11 @@ box_fused (const __grid_constant__ FusedParams P)
 #pragma unroll
     for (int k = 0; k < 4; k++)
       v[j][k] -= lo[k];
-    if (rep && sy0.rep_lo && cm[j])
-      add_bytes (v[j], __ldg (reinterpret_cast<const uint32_t *> (cp[j])) &
-          cm[j], (uint32_t) sy0.rep_lo);
-    if (rep && sy0.rep_hi && cm[j])
-      add_bytes (v[j], __ldg (reinterpret_cast<const uint32_t *> (cp[j] +
-                  (size_t) (H - 1) * T.src_pitch)) & cm[j],
-          (uint32_t) sy0.rep_hi);
+    if (rep && sy0.rep_lo)
+      add_bytes (v[j], fused_word (cp[j], 0, cm[j]), (uint32_t) sy0.rep_lo);
+    if (rep && sy0.rep_hi)
+      add_bytes (v[j], fused_word (cp[j], (size_t) (H - 1) * T.src_pitch,
+              cm[j]), (uint32_t) sy0.rep_hi);
     const uint32_t tt = detail::warp_sum (v[j][0] + v[j][1] + v[j][2] + v[j][3]);
     if (lane == 0)
       stot[t] = tt;
@@ -766,10 +779,8 @@ box_fused (const __grid_constant__ FusedParams P)
     const size_t oa = (size_t) ya * pitch, ol = (size_t) yl * pitch;
 #pragma unroll
     for (int j = 0; j < MAXT; j++) {
-      wa[j] = ina && cm[j] ? __ldg (reinterpret_cast<const uint32_t *> (cp[j] +
-              oa)) & cm[j] : 0u;
-      wl[j] = inl && cm[j] ? __ldg (reinterpret_cast<const uint32_t *> (cp[j] +
-              ol)) & cm[j] : 0u;
+      wa[j] = ina ? fused_word (cp[j], oa, cm[j]) : 0u;
+      wl[j] = inl ? fused_word (cp[j], ol, cm[j]) : 0u;
       ra[j] = ina ? __ldcg (rp[j] + ya) : 0u;
       rl[j] = inl ? __ldcg (rp[j] + yl) : 0u;
     }
