@@ -1230,26 +1230,28 @@ GST_START_TEST (test_gpu_sliding_tiles)
 }
 GST_END_TEST;
 
-/* The fused kernel at its seams: widths around its 128-column tiles and at
- * its limit (8192; 8193 runs sat), heights around the 16- and 32-row tile
- * rows, radii around the tiles (the taps' fast path needs every window of a
- * warp inside the frame) and past the frame, and bands of 1, 2, 5 and 8 rows
- * a block as well as the automatic height (every block's first row
- * computes its column sums from the tables). Poisoned, padded destinations. */
-GST_START_TEST (test_gpu_fused_bands)
+/* The fused kernel (and direct at radius 1 and 2) at their seams: widths
+ * around the 128-column tiles, at fused's limit (8192; 8193 runs sat),
+ * heights around the 16- and 32-row tiles, radii around fused's inner-tap
+ * condition and past the frame, and for fused bands of 1, 2, 5 and 8 rows a
+ * block as well as the automatic height (every block's first row computes
+ * its column sums from the tables). Poisoned, padded destinations; the
+ * device source ends at the last row's last sample, so a read past it
+ * leaves the allocation (memcheck). */
+GST_START_TEST (test_gpu_seams)
 {
   cudaStream_t stream;
   CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   Workspace ws;
   const bool sm = cip_test_small ();
   std::vector<testutil::Size> sizes = { {1, 1}, {127, 33}, {128, 16},
-    {129, 47}, {300, 200}, {1000, 77} };
+    {129, 47}, {259, 31}, {260, 64}, {300, 200}, {1000, 77} };
   if (!sm)
-    sizes.insert (sizes.end (), { {4096, 70}, {4100, 35},
+    sizes.insert (sizes.end (), { {132, 9}, {4096, 70}, {4100, 35},
         {cip::detail::kBoxFusedMaxWidth, 40},
         {cip::detail::kBoxFusedMaxWidth + 1, 20}, {3, 1500} });
-  const Radius radii[] = { {0, 0}, {1, 1}, {5, 40}, {63, 2}, {64, 64},
-    {127, 9}, {128, 128}, {300, 20}, {1024, 1024} };
+  const Radius radii[] = { {0, 0}, {1, 1}, {2, 2}, {5, 40}, {63, 2},
+    {64, 64}, {127, 9}, {128, 128}, {300, 20}, {1024, 1024} };
   const cip::detail::BoxTuning saved = cip::detail::box_get_tuning ();
   for (const testutil::Size &sz : sizes) {
     /* padded rows, whole words (fused reads the source a word at a time);
@@ -1265,6 +1267,17 @@ GST_START_TEST (test_gpu_fused_bands)
     fail_unless (cip::detail::box_resolve (plane_of (dev_view (src, dsrc, 0),
                 src, 0, Radius { 1, 1 }), BoxAlgorithm::fused) == (served ?
             BoxAlgorithm::fused : BoxAlgorithm::sat), "%dx%d", sz.w, sz.h);
+    for (Radius r : { Radius { 1, 1 }, Radius { 2, 2 }, Radius { 1, 2 } })
+      for (BoxBorder b : borders) {
+        HostImage dst = make_dst (sz.w, sz.h, 1, 9);
+        BoxPlane hp = plane_of (src.view (), dst, 0, r);
+        fail_unless (cip::ref::boxfilter (&hp, 1, b) == Status::ok);
+        const std::string what = describe ("gpu direct", sz.w, sz.h,
+            Content::random, r, b);
+        fail_unless (gpu_run_matches (src, dsrc, 0, r, b, BoxAlgorithm::direct,
+                SatMode::none, dst.bytes, dst, ws, stream, what), "%s",
+            what.c_str ());
+      }
     for (int rows : { 1, 2, 5, 8, 0 }) {
       if (sm && rows != 2 && rows != 0)
         continue;
@@ -1497,7 +1510,7 @@ boxfilter_suite (void)
   tcase_add_test (gpu, test_gpu_wrapping_table);
   tcase_add_test (gpu, test_gpu_16bit);
   tcase_add_test (gpu, test_gpu_sliding_tiles);
-  tcase_add_test (gpu, test_gpu_fused_bands);
+  tcase_add_test (gpu, test_gpu_seams);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;
