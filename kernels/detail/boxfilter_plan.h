@@ -47,7 +47,10 @@ constexpr int kBoxFusedMaxWidth = 8192;
 
 /* Whether BoxAlgorithm::fused serves this plane (else it runs sat): 8-bit
  * samples, step 1, source address and pitch multiples of 4, width up to
- * kBoxFusedMaxWidth, height up to kSatTiledMaxSide. */
+ * kBoxFusedMaxWidth, height up to kSatTiledMaxSide, and no precomputed SAT
+ * (the workspace then has no scratch for the tile tables; sat reads the
+ * table). On a device whose blocks cannot hold the kernel's two shared rows
+ * (sm_75 above 7936 columns) boxfilter() runs sat too. */
 bool box_fused_serves (const BoxPlane &p);
 
 /* The algorithm boxfilter() runs for this plane: automatic resolved by
@@ -55,15 +58,15 @@ bool box_fused_serves (const BoxPlane &p);
 BoxAlgorithm box_resolve (const BoxPlane &p, BoxAlgorithm algo);
 
 /* The fused kernel's blocks own at least this many rows (each block's first
- * row costs up to th / 2 source rows per tile more than the others). */
+ * row reads up to th source rows per tile more than the others). */
 constexpr int kBoxFusedMinRows = 8;
 
 /* Tuning knobs for benchmarks (0 = built-in). Process-wide, not
  * thread-safe: set before launching. */
 struct BoxTuning {
   int fused_rows = 0;           /* output rows per block of the fused kernel */
-  int fused_warps = 0;          /* its warps per block (1 .. 32; a warp
-                                   takes at most two tiles) */
+  int fused_warps = 0;          /* its warps per block (1 .. 32, raised to
+                                   half the tiles: a warp takes at most two) */
 };
 void box_set_tuning (const BoxTuning &t);
 BoxTuning box_get_tuning ();

@@ -37,18 +37,25 @@ allow_next_kernel ()
 /* PDL needs sm_90 (current device); CIP_SAT_PDL=0 turns it off. */
 bool pdl_supported ();
 
+/* Dynamic shared memory a block of the current device may opt in to (48 KiB
+ * when the query fails). */
+int max_optin_smem ();
+
 /* Launches kernel(p) with grid x threads and smem bytes of dynamic shared
- * memory (opting in above 48 KiB). pdl: it may start before the previous
- * kernel on the stream has finished (it calls wait_for_previous_kernel()
- * before reading that kernel's results). */
+ * memory (opting in above 48 KiB, to smem_optin bytes when given: a kernel
+ * whose size varies by call opts in to one fixed size, so that threads
+ * launching it at once do not lower each other's limit). pdl: it may start
+ * before the previous kernel on the stream has finished (it calls
+ * wait_for_previous_kernel() before reading that kernel's results). */
 template <typename K, typename P>
 Status
 launch (K kernel, int grid, int threads, size_t smem, cudaStream_t stream,
-    const P &p, const char *what, bool pdl = false)
+    const P &p, const char *what, bool pdl = false, size_t smem_optin = 0)
 {
   if (smem > 48 * 1024)
     CIP_CUDA_TRY (cudaFuncSetAttribute (kernel,
-            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+            cudaFuncAttributeMaxDynamicSharedMemorySize,
+            (int) (smem_optin > smem ? smem_optin : smem)));
   cudaLaunchConfig_t cfg = { };
   cfg.gridDim = dim3 ((unsigned) grid);
   cfg.blockDim = dim3 ((unsigned) threads);

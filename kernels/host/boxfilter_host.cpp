@@ -13,7 +13,8 @@ namespace cip {
 
 /* BoxAlgorithm::automatic, per plane, on the larger of rx and ry:
  * - 8-bit: direct up to boxfilter_direct_max_radius; above, fused on planes
- *   it serves of at least fused_auto_min_pixels, sat on the others;
+ *   it serves of at least fused_auto_min_pixels and fused_auto_min_width,
+ *   sat on the others;
  * - 8-bit with a precomputed SAT: direct up to
  *   direct_auto_max_radius_with_sat, the gather alone above;
  * - 16-bit: sat (u64 table).
@@ -24,9 +25,11 @@ namespace cip {
  * every radius, so automatic never picks it (see bench/RESULTS.md). */
 static constexpr int direct_auto_max_radius = boxfilter_direct_max_radius;
 /* fused against SAT + gather above the direct radii (H100, round 12, b2b):
- * 1920x1080 0.027 against 0.022 ms, 3840x2160 0.045-0.048 against
- * 0.051-0.057, 7680x4320 0.148-0.156 against 0.168-0.202 */
+ * 1920x1080 0.025-0.027 against 0.021-0.026 ms, 3840x2160 0.044-0.047
+ * against 0.051-0.058, 7680x4320 0.124-0.135 against 0.167-0.201. Only
+ * 16:9 frames were measured: narrower planes keep sat. */
 static constexpr long long fused_auto_min_pixels = 4000000;
+static constexpr int fused_auto_min_width = 2048;
 static constexpr int direct_auto_max_radius_with_sat = 4;
 
 const char *
@@ -61,8 +64,9 @@ boxfilter_pick (const BoxPlane &plane)
   if (r <= (plane.sat ? direct_auto_max_radius_with_sat :
           direct_auto_max_radius))
     return BoxAlgorithm::direct;
-  /* no table yet, and a plane as large as fused_auto_min_pixels */
-  if (!plane.sat && detail::box_fused_serves (plane) &&
+  /* no table yet, and a plane as large as those measured */
+  if (detail::box_fused_serves (plane) &&
+      plane.src.width >= fused_auto_min_width &&
       (long long) plane.src.width * plane.src.height >= fused_auto_min_pixels)
     return BoxAlgorithm::fused;
   return BoxAlgorithm::sat;
@@ -87,8 +91,9 @@ box_get_tuning ()
 bool
 box_fused_serves (const BoxPlane &p)
 {
-  return sat_tiled_serves (p.src) && p.src.width <= kBoxFusedMaxWidth &&
-      (uintptr_t) p.src.data % 4 == 0 && p.src.pitch % 4 == 0;
+  return !p.sat && sat_tiled_serves (p.src) &&
+      p.src.width <= kBoxFusedMaxWidth && (uintptr_t) p.src.data % 4 == 0 &&
+      p.src.pitch % 4 == 0;
 }
 
 BoxAlgorithm

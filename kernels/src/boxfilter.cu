@@ -1,6 +1,7 @@
 /* Box filter on the GPU: per-plane u32 SATs (cip::integral) and one gather
- * kernel for all planes, one direct shared-memory kernel for small radii, or
- * one sliding-sum kernel without a table. The per-pixel arithmetic is
+ * kernel for all planes, one direct shared-memory kernel for small radii,
+ * one sliding-sum kernel without a table, or per plane the tiled SAT's tile
+ * sums and one fused output kernel (no table). The per-pixel arithmetic is
  * detail/boxfilter_math.h (and detail/boxfilter_sliding.h), shared with the
  * CPU reference and the tests' emulation. */
 #include "cip/boxfilter.h"
@@ -562,11 +563,12 @@ div_up (int a, int b)
  * where P(c) = sum of V(c') over c' < c and V(c) is the column sum of the
  * window's rows (clamped for replicate). A block owns rows [y0, y0 + rows)
  * over the full width, warp w the tiles of 128 columns w, w + warps, ...,
- * lane l their columns 4l .. 4l + 3. It needs no table:
+ * lane l their columns 4l .. 4l + 3 (warps = min(tiles, 32), so a warp has
+ * one or two tiles). It needs no table:
  * - first row: V(c) = C(c, hi) - C(c, lo) with C the column prefix from the
  *   tiled SAT's scanned column sums (the nearer tile boundary, then at most
- *   th / 2 rows of the source); the tiles' base B(t) = P(128 t) from the
- *   block's tile totals (one barrier);
+ *   th / 2 rows of the source, th at the bottom edge); the tiles' base
+ *   B(t) = P(128 t) from the block's tile totals (one barrier);
  * - every next row: V += the row entering - the row leaving (from L2),
  *   B(t) += R(t, entering) - R(t, leaving) with R the scanned row sums;
  * - P of the row = B(t) + a warp scan of V, written to shared memory
@@ -781,8 +783,9 @@ box_fused (const __grid_constant__ FusedParams P)
     for (int j = 0; j < MAXT; j++) {
       wa[j] = ina ? fused_word (cp[j], oa, cm[j]) : 0u;
       wl[j] = inl ? fused_word (cp[j], ol, cm[j]) : 0u;
-      ra[j] = ina ? __ldcg (rp[j] + ya) : 0u;
-      rl[j] = inl ? __ldcg (rp[j] + yl) : 0u;
+      const bool live = warp + j * P.warps < ntx;
+      ra[j] = ina && live ? __ldcg (rp[j] + ya) : 0u;
+      rl[j] = inl && live ? __ldcg (rp[j] + yl) : 0u;
     }
   };
   const int ol_tap = -rx, or_tap = rx + 1;      /* tap offsets from x */
@@ -869,30 +872,41 @@ box_fused (const __grid_constant__ FusedParams P)
   }
 }
 
+/* Dynamic shared memory of box_fused: two P rows and the tile totals. */
+constexpr size_t
+fused_smem (int ntx)
+{
+  return sizeof (uint32_t) * (2 * ((size_t) kFusedTW * ntx + 8) + ntx);
+}
+
 template <int MAXT>
 Status
 launch_fused (const FusedParams &fp, int sms, size_t smem, cudaStream_t s)
 {
+  /* every call opts in to the widest plane's size (see detail::launch) */
+  constexpr size_t widest = fused_smem (detail::kBoxFusedMaxWidth / kFusedTW);
+  const size_t dev_max = (size_t) detail::max_optin_smem ();
+  const size_t optin = widest < dev_max ? widest : dev_max;   /* >= smem */
   FusedParams p = fp;
   const int threads = 32 * p.warps;
   int per_sm = 0;
   if (smem > 48 * 1024)
     CIP_CUDA_TRY (cudaFuncSetAttribute (box_fused<MAXT>,
-            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) optin));
   CIP_CUDA_TRY (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
           box_fused<MAXT>, threads, smem));
   if (per_sm < 1)
     return Status::unsupported;
   const int h = p.t.height;
   if (p.rows <= 0) {
-    /* one wave of blocks, at least kFusedMinRows rows each (each block's
-     * first row costs up to th source rows per tile) */
+    /* one wave of blocks, at least detail::kBoxFusedMinRows rows each (a
+     * block's first row reads up to th source rows per tile more) */
     const long long conc = (long long) per_sm * sms;
     p.rows = (int) ((h + conc - 1) / conc);
     p.rows = p.rows < detail::kBoxFusedMinRows ? detail::kBoxFusedMinRows : p.rows;
   }
   return detail::launch (box_fused<MAXT>, div_up (h, p.rows), threads, smem, s,
-      p, "boxfilter fused", detail::pdl_supported ());
+      p, "boxfilter fused", detail::pdl_supported (), optin);
 }
 
 /* One plane through the fused algorithm: the tile tables (two launches in
@@ -911,19 +925,19 @@ run_fused (const BoxPlane &p, bool replicate, uint8_t *ws, size_t integral_bytes
   fp.rx = p.rx;
   fp.ry = p.ry;
   fp.replicate = replicate ? 1 : 0;
-  fp.rows = detail::box_get_tuning ().fused_rows;
-  const int wcap = detail::box_get_tuning ().fused_warps > 0 &&
-      detail::box_get_tuning ().fused_warps < kFusedMaxWarps ?
-      detail::box_get_tuning ().fused_warps : kFusedMaxWarps;
+  const detail::BoxTuning tune = detail::box_get_tuning ();
+  fp.rows = tune.fused_rows;
+  const int wcap = tune.fused_warps > 0 && tune.fused_warps < kFusedMaxWarps ?
+      tune.fused_warps : kFusedMaxWarps;
   fp.warps = fp.t.ntx < wcap ? fp.t.ntx : wcap;
   if ((fp.t.ntx + fp.warps - 1) / fp.warps > 2)
-    fp.warps = (fp.t.ntx + 1) / 2;
+    fp.warps = (fp.t.ntx + 1) / 2;      /* at most two tiles a warp */
   fp.rowlen = kFusedTW * fp.t.ntx + 8;
   const uint32_t full = (uint32_t) (2 * p.rx + 1) * (uint32_t) (2 * p.ry + 1);
   fp.full_area = full;
   fp.rcp_full = box_rcp (full);
   fp.div_full = detail::box_divisor (full);
-  const size_t smem = sizeof (uint32_t) * (2 * (size_t) fp.rowlen + fp.t.ntx);
+  const size_t smem = fused_smem (fp.t.ntx);
   /* kBoxFusedMaxWidth: at most two tiles a warp */
   const int maxt = (fp.t.ntx + fp.warps - 1) / fp.warps;
   if (maxt <= 1)
@@ -1201,7 +1215,10 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
     if (p.src.bytes == 2 && a == BoxAlgorithm::direct)
       return Status::unsupported;       /* 16-bit planes: sat or sliding */
     sliding[i] = a == BoxAlgorithm::sliding;
-    fused[i] = a == BoxAlgorithm::fused;
+    /* fused on a device whose blocks cannot hold its shared rows (sm_75
+     * opts in to 64 KiB: widths above 7936) runs sat */
+    fused[i] = a == BoxAlgorithm::fused && fused_smem ((p.src.width +
+            kFusedTW - 1) / kFusedTW) <= (size_t) detail::max_optin_smem ();
     direct[i] = a == BoxAlgorithm::direct;
     if (!direct[i])
       continue;

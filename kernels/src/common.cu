@@ -101,6 +101,19 @@ check_launch (cudaStream_t stream, const char *what)
   return Status::ok;
 }
 
+int
+max_optin_smem ()
+{
+  int dev = 0, v = 48 * 1024;
+  if (cudaGetDevice (&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute (&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)
+      != cudaSuccess) {
+    cudaGetLastError ();
+    return 48 * 1024;
+  }
+  return v;
+}
+
 bool
 pdl_supported ()
 {

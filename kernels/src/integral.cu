@@ -113,6 +113,7 @@ namespace {
 
 using detail::allow_next_kernel;
 using detail::launch;
+using detail::max_optin_smem;
 using detail::pdl_supported;
 using detail::wait_for_previous_kernel;
 using u64 = unsigned long long;
@@ -1559,19 +1560,6 @@ make_tiled_layout (int width, int height, int th)
   off = align256 (off + (size_t) l.nty * l.ntx * 4);
   l.total = off;
   return l;
-}
-
-int
-max_optin_smem ()
-{
-  int dev = 0, v = 48 * 1024;
-  if (cudaGetDevice (&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute (&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)
-      != cudaSuccess) {
-    cudaGetLastError ();
-    return 48 * 1024;
-  }
-  return v;
 }
 
 }  // namespace

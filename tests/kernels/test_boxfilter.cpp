@@ -18,6 +18,7 @@
 #include "cip/integral.h"
 #include "detail/boxfilter_math.h"
 #include "detail/boxfilter_plan.h"
+#include "detail/integral_internal.h"
 #include "detail/boxfilter_sliding.h"
 
 #ifdef HAVE_CUDA
@@ -678,6 +679,11 @@ GST_START_TEST (test_ref_invalid_arguments)
   g.src.pitch += 2;               /* rows not whole words */
   fail_unless (cip::detail::box_resolve (g, BoxAlgorithm::fused) ==
       BoxAlgorithm::sat);
+  g = f;
+  g.sat = (const uint32_t *) sat.data ();   /* a table given: sat reads it */
+  g.sat_pitch = 21 * 4;
+  fail_unless (cip::detail::box_resolve (g, BoxAlgorithm::fused) ==
+      BoxAlgorithm::sat);
   /* automatic: fused above the direct radii on planes of 4 million samples
    * or more, not on smaller ones nor on planes with a table */
   g = f;
@@ -688,6 +694,8 @@ GST_START_TEST (test_ref_invalid_arguments)
   fail_unless (cip::boxfilter_pick (g) == BoxAlgorithm::fused);
   g.src.width = g.src.pitch = 1920;
   g.src.height = 1080;
+  fail_unless (cip::boxfilter_pick (g) == BoxAlgorithm::sat);
+  g.src.height = 4000;            /* narrow: never measured, sat */
   fail_unless (cip::boxfilter_pick (g) == BoxAlgorithm::sat);
 }
 GST_END_TEST;
@@ -1235,7 +1243,8 @@ GST_END_TEST;
  * heights around the 16- and 32-row tiles, radii around fused's inner-tap
  * condition and past the frame, and for fused bands of 1, 2, 5 and 8 rows a
  * block as well as the automatic height (every block's first row computes
- * its column sums from the tables). Poisoned, padded destinations; the
+ * its column sums from the tables), tables of 32-row tiles, and 8 warps a
+ * block (two tiles a warp). Poisoned, padded destinations; the
  * device source ends at the last row's last sample, so a read past it
  * leaves the allocation (memcheck). */
 GST_START_TEST (test_gpu_seams)
@@ -1253,6 +1262,7 @@ GST_START_TEST (test_gpu_seams)
   const Radius radii[] = { {0, 0}, {1, 1}, {2, 2}, {5, 40}, {63, 2},
     {64, 64}, {127, 9}, {128, 128}, {300, 20}, {1024, 1024} };
   const cip::detail::BoxTuning saved = cip::detail::box_get_tuning ();
+  const cip::detail::SatTuning saved_sat = cip::detail::sat_get_tuning ();
   for (const testutil::Size &sz : sizes) {
     /* padded rows, whole words (fused reads the source a word at a time);
      * the device copy ends at the last row's last sample, so a read of the
@@ -1278,12 +1288,18 @@ GST_START_TEST (test_gpu_seams)
                 SatMode::none, dst.bytes, dst, ws, stream, what), "%s",
             what.c_str ());
       }
-    for (int rows : { 1, 2, 5, 8, 0 }) {
-      if (sm && rows != 2 && rows != 0)
+    /* rows a block; then 32-row tiles (the tables' other height) and 8
+     * warps a block (two tiles a warp from 9 tiles on) */
+    for (int rows : { 1, 2, 5, 8, 0, -1, -2 }) {
+      if (sm && rows != 2 && rows != 0 && rows != -1)
         continue;
       cip::detail::BoxTuning t = saved;
-      t.fused_rows = rows;
+      t.fused_rows = rows > 0 ? rows : 0;
+      t.fused_warps = rows == -2 ? 8 : 0;
       cip::detail::box_set_tuning (t);
+      cip::detail::SatTuning st = saved_sat;
+      st.th_tiled = rows == -1 ? 32 : 0;
+      cip::detail::sat_set_tuning (st);
       for (Radius r : radii)
         for (BoxBorder b : borders) {
           HostImage dst = make_dst (sz.w, sz.h, 1, 9);
@@ -1294,13 +1310,16 @@ GST_START_TEST (test_gpu_seams)
           const bool ok = gpu_run_matches (src, dsrc, 0, r, b,
               BoxAlgorithm::fused, SatMode::none, dst.bytes, dst, ws, stream,
               what);
-          if (!ok)
+          if (!ok) {
             cip::detail::box_set_tuning (saved);
+            cip::detail::sat_set_tuning (saved_sat);
+          }
           fail_unless (ok, "%s", what.c_str ());
         }
     }
   }
   cip::detail::box_set_tuning (saved);
+  cip::detail::sat_set_tuning (saved_sat);
   CUDA_OK (cudaStreamDestroy (stream));
 }
 GST_END_TEST;

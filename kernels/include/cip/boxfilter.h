@@ -41,11 +41,12 @@
  *   memory and reads both taps of every output from there. Constant time in
  *   the radius, and no 4-byte table written and read back. 8-bit planes
  *   with step 1 and 4-byte aligned rows (address and pitch), width up to
- *   8192 and height up to 16384; other planes
+ *   8192 and height up to 16384, without a precomputed SAT; other planes
  *   asked for fused run sat. Three launches per plane, one plane at a time.
  * - automatic: boxfilter_pick() per plane (8-bit: direct up to
- *   boxfilter_direct_max_radius, above it fused on planes of 4 million
- *   samples or more that it serves, sat otherwise; direct up to 4 when the plane
+ *   boxfilter_direct_max_radius, above it fused on planes it serves of 4
+ *   million samples or more and 2048 columns or more, sat otherwise; direct
+ *   up to 4 when the plane
  *   brings a SAT; 16-bit: sat; constants in host/boxfilter_host.cpp, from
  *   bench/boxfilter).
  * Rounding: all use (sum + area/2) / area exactly; a constant area divides
@@ -128,7 +129,8 @@ BoxAlgorithm boxfilter_pick (const BoxPlane &plane);
  * cip::integral cannot serve. Empty planes are skipped. Launches: the SAT of
  * each plane that needs one (cip::integral), then one gather launch and/or
  * one direct launch and/or one sliding launch (per sample size) for all
- * planes. The sliding algorithm ignores a plane's precomputed SAT and uses
+ * planes, and three launches (tile sums, their scans, the output) per fused
+ * plane. The sliding algorithm ignores a plane's precomputed SAT and uses
  * no workspace itself, but the call still needs the workspace
  * boxfilter_workspace_bytes() gives (sized for the SATs of automatic). */
 Status boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border,
