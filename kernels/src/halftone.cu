@@ -80,6 +80,7 @@
 #include "cip/halftone.h"
 #include "detail/check.cuh"
 #include "detail/halftone_internal.h"
+#include "detail/launch.cuh"
 
 namespace cip {
 namespace {
@@ -1790,19 +1791,6 @@ launch_single_block (const Params &p, int threads, size_t smem,
   return Status::ok;
 }
 
-int
-max_optin_smem ()
-{
-  int dev = 0, v = 48 * 1024;
-  if (cudaGetDevice (&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute (&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)
-      != cudaSuccess) {
-    cudaGetLastError ();
-    return 48 * 1024;
-  }
-  return v;
-}
-
 template <HalftoneKernel KK>
 Status
 run_single_block (const Params &p, cudaStream_t stream)
@@ -1813,7 +1801,7 @@ run_single_block (const Params &p, cudaStream_t stream)
   if (hmax > halftone_single_block_max_rows)
     return Status::unsupported;
   const size_t smem = (size_t) hmax * sb_ring<KK> () * sizeof (short);
-  if (smem > (size_t) max_optin_smem ())
+  if (smem > (size_t) detail::max_optin_smem ())
     return Status::unsupported;
   const int rpt = hmax <= 1024 ? 1 : hmax <= 2048 ? 2 : hmax <= 4096 ? 4 : 8;
   const int threads = std::min (1024, ((hmax + rpt - 1) / rpt + 31) / 32 * 32);
