@@ -561,74 +561,98 @@ div_up (int a, int b)
 /* ---- fused (no table: the tiled SAT's tile sums, then the output) -------
  * The box sum of (x, y) is P(x + rx + 1) - P(x - rx) over the window's rows,
  * where P(c) = sum of V(c') over c' < c and V(c) is the column sum of the
- * window's rows (clamped for replicate). A block owns rows [y0, y0 + rows)
- * over the full width, warp w the tiles of 128 columns w, w + warps, ...,
- * lane l their columns 4l .. 4l + 3 (warps = min(tiles, 32), so a warp has
- * one or two tiles). It needs no table:
+ * window's rows (clamped for replicate). Block b owns rows [b H / bands,
+ * (b + 1) H / bands) over the full width (one block an SM: every SM busy,
+ * bands differ by at most a row), warp w the tiles of 128 columns w,
+ * w + warps, ..., lane l their columns 4l .. 4l + 3 (warps = min(tiles, 32),
+ * so a warp has one or two tiles). It needs no table:
  * - first row: V(c) = C(c, hi) - C(c, lo) with C the column prefix from the
  *   tiled SAT's scanned column sums (the nearer tile boundary, then at most
  *   th / 2 rows of the source, th at the bottom edge); the tiles' base
  *   B(t) = P(128 t) from the block's tile totals (one barrier);
  * - every next row: V += the row entering - the row leaving (from L2),
  *   B(t) += R(t, entering) - R(t, leaving) with R the scanned row sums;
- * - P of the row = B(t) + a warp scan of V, written to shared memory
- *   (double-buffered: one barrier a row), from which every lane reads its
- *   two taps at any distance.
- * Replicate windows at the left and right edges add V(0) and V(W-1) as
- * often as they repeat them; rows repeat inside V. Sums wrap modulo 2^32
+ * - P of the row = B(t) + a warp scan of V, written to shared memory, two
+ *   rows at a time (two sets of rows alternate: one barrier every two rows),
+ *   from which every lane reads its two taps at any distance: 16-byte loads
+ *   whose alignment (rx mod 4) is a template parameter, so no selects.
+ * Taps past the left or right edge read P clamped to the plane; replicate
+ * adds V(0) and V(W-1) once for every column the window reaches past the
+ * edge (taps4_edge: the same for every warp, so edge tiles do not hold the
+ * others up at the barrier); rows repeat inside V. Sums wrap modulo 2^32
  * (every window sum is below 2^30). 8-bit planes with step 1 (4-byte
- * aligned rows), widths up to detail::kBoxFusedMaxWidth (two tiles a warp; more spill registers) and
- * heights up to 16384 (detail::box_fused_serves); one plane at a time (three
- * launches, chained by programmatic dependent launch). */
+ * aligned rows), widths up to detail::kBoxFusedMaxWidth (two tiles a warp;
+ * more spill registers) and heights up to 16384 (detail::box_fused_serves);
+ * one plane at a time (three launches, chained by programmatic dependent
+ * launch). */
 constexpr int kFusedTW = 128;
 constexpr int kFusedMaxWarps = 32;
+/* rows a block computes between two barriers (4 measured no faster on the
+ * H100, with twice the shared memory) */
+constexpr int kFusedRB = 2;
 
 struct FusedParams {
   detail::SatTiles t;
   uint8_t *dst;
   size_t dst_pitch;
   int dst_step;
+  int dst_words;                /* step 1, dst and its pitch 4-byte aligned */
   int rx, ry, replicate;
-  int rows;                     /* output rows a block */
+  int bands;                    /* blocks: bands of H / bands rows */
   int warps;                    /* warps a block */
   int rowlen;                   /* u32 entries of a shared P row */
   uint32_t full_area;
-  float rcp_full;
   detail::BoxDivisor div_full;
 };
+
+/* Byte k of w, zero-extended (one PRMT). */
+template <int K>
+__device__ __forceinline__ uint32_t
+byte_of (uint32_t w)
+{
+  return __byte_perm (w, 0u, 0x4440 | K);
+}
 
 __device__ __forceinline__ void
 add_bytes (uint32_t (&a)[4], uint32_t w, uint32_t m)
 {
-  a[0] += (w & 0xffu) * m;
-  a[1] += ((w >> 8) & 0xffu) * m;
-  a[2] += ((w >> 16) & 0xffu) * m;
-  a[3] += (w >> 24) * m;
+  a[0] += byte_of<0> (w) * m;
+  a[1] += byte_of<1> (w) * m;
+  a[2] += byte_of<2> (w) * m;
+  a[3] += byte_of<3> (w) * m;
 }
 
-/* The lane's source word at byte offset off from cp, masked by cm: 0 for
- * none, all ones for a whole word; a word straddling the width is read byte
- * by byte (the last row need not extend to the pitch). */
+/* Four values below 256 into the bytes of one word. */
 __device__ __forceinline__ uint32_t
-fused_word (const uint8_t *cp, size_t off, uint32_t cm)
+pack4 (uint32_t a, uint32_t b, uint32_t c, uint32_t d)
 {
-  if (cm == 0xffffffffu)
-    return __ldg (reinterpret_cast<const uint32_t *> (cp + off));
+  return __byte_perm (__byte_perm (a, b, 0x0040), __byte_perm (c, d, 0x0040),
+      0x5410);
+}
+
+/* The lane's source word at p: a whole word when full, else the bytes of cm
+ * (a word straddling the width is read byte by byte: the last row need not
+ * extend to the pitch; cm 0: no load). */
+__device__ __forceinline__ uint32_t
+fused_word (const uint8_t *p, bool full, uint32_t cm)
+{
+  if (full)
+    return __ldg (reinterpret_cast<const uint32_t *> (p));
   uint32_t w = 0;
 #pragma unroll
   for (int k = 0; k < 3; k++)
     if ((cm >> (8 * k)) & 1u)
-      w |= (uint32_t) __ldg (cp + off + k) << (8 * k);
+      w |= (uint32_t) __ldg (p + k) << (8 * k);
   return w;
 }
 
 /* Column prefix C(x + k, Y) = sum of src(x + k, y) over y < Y, k = 0..3,
  * 0 <= Y <= height: the scanned column sums at the nearer tile boundary,
  * then the rows between it and Y added or taken away, four loads at a time.
- * cp, cm: the lane's source column pointer and word mask (box_fused). */
+ * cp, full, cm: the lane's source column pointer and word (box_fused). */
 __device__ __forceinline__ void
-fused_colprefix (const detail::SatTiles &T, const uint8_t *cp, uint32_t cm,
-    int x, int Y, uint32_t (&a)[4])
+fused_colprefix (const detail::SatTiles &T, const uint8_t *cp, bool full,
+    uint32_t cm, int x, int Y, uint32_t (&a)[4])
 {
   int k = Y / T.th;
   if (k >= T.nty)
@@ -648,8 +672,8 @@ fused_colprefix (const detail::SatTiles &T, const uint8_t *cp, uint32_t cm,
     uint32_t w[4];
 #pragma unroll
     for (int i = 0; i < 4; i++)
-      w[i] = y + i < yb ? fused_word (cp, (size_t) (y + i) * T.src_pitch, cm) :
-          0u;
+      w[i] = y + i < yb ? fused_word (cp + (size_t) (y + i) * T.src_pitch,
+          full, cm) : 0u;
 #pragma unroll
     for (int i = 0; i < 4; i++)
       add_bytes (a, w[i], m);
@@ -677,21 +701,71 @@ sts128 (uint32_t *p, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
       "r" (c), "r" (d) : "memory");
 }
 
-/* v[k] = P[i + k], k = 0..3, from the 16-byte groups at and after i (i & 3
- * warp-uniform). */
+/* v[k] = P[i + k], k = 0..3, with i & 3 == PH known at compile time: one or
+ * two 16-byte loads and no select. */
+template <int PH>
 __device__ __forceinline__ void
 taps4 (const uint32_t *sp, int i, uint32_t (&v)[4])
 {
-  const uint4 q0 = lds128 (sp + (i & ~3)), q1 = lds128 (sp + (i & ~3) + 4);
-  switch (i & 3) {
-    case 0: v[0] = q0.x; v[1] = q0.y; v[2] = q0.z; v[3] = q0.w; break;
-    case 1: v[0] = q0.y; v[1] = q0.z; v[2] = q0.w; v[3] = q1.x; break;
-    case 2: v[0] = q0.z; v[1] = q0.w; v[2] = q1.x; v[3] = q1.y; break;
-    default: v[0] = q0.w; v[1] = q1.x; v[2] = q1.y; v[3] = q1.z; break;
+  const uint4 q0 = lds128 (sp + (i - PH));
+  if (PH == 0) {
+    v[0] = q0.x; v[1] = q0.y; v[2] = q0.z; v[3] = q0.w;
+    return;
+  }
+  const uint4 q1 = lds128 (sp + (i - PH) + 4);
+  if (PH == 1) {
+    v[0] = q0.y; v[1] = q0.z; v[2] = q0.w; v[3] = q1.x;
+  } else if (PH == 2) {
+    v[0] = q0.z; v[1] = q0.w; v[2] = q1.x; v[3] = q1.y;
+  } else {
+    v[0] = q0.w; v[1] = q1.x; v[2] = q1.y; v[3] = q1.z;
   }
 }
 
-template <int MAXT>
+/* taps4 where some taps may lie outside 0 .. W: P clamped to the plane,
+ * plus, with replicate, the edge columns' sums V(0) = P[1] and V(W - 1) =
+ * P[W] - P[W - 1] once for every column the window reaches past the edge. */
+template <int PH>
+__device__ __forceinline__ void
+taps4_edge (const uint32_t *sp, int i, int W, bool rep, uint32_t (&v)[4])
+{
+  if (i >= 0 && i + 3 <= W) {
+    taps4<PH> (sp, i, v);
+    return;
+  }
+  const uint32_t v0 = rep ? sp[1] : 0u, vw = rep ? sp[W] - sp[W - 1] : 0u;
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+    const int c = i + k;
+    v[k] = sp[min (max (c, 0), W)] + (uint32_t) min (c, 0) * v0 +
+        (uint32_t) max (c - W, 0) * vw;
+  }
+}
+
+/* Inclusive scan over the warp, the CUB way: the shuffle's predicate says
+ * whether the source lane exists (two instructions a step, no select). */
+__device__ __forceinline__ uint32_t
+warp_scan_pred (uint32_t v)
+{
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    uint32_t r;
+    asm ("{\n\t.reg .u32 t;\n\t.reg .pred p;\n\t"
+        "shfl.sync.up.b32 t|p, %1, %2, 0, -1;\n\t"
+        "@p add.u32 t, t, %1;\n\t"
+        "mov.u32 %0, t;\n\t}" : "=r" (r) : "r" (v), "r" (d));
+    v = r;
+  }
+  return v;
+}
+
+/* One tile's words of the rows entering and leaving the window of row yn,
+ * and its row sums there (zero past the edges without replicate). */
+struct FusedSlide {
+  uint32_t wa, wl, ra, rl;
+};
+
+template <int MAXT, int PH>
 __global__ void __launch_bounds__ (32 * kFusedMaxWarps)
 box_fused (const __grid_constant__ FusedParams P)
 {
@@ -701,24 +775,32 @@ box_fused (const __grid_constant__ FusedParams P)
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int rx = P.rx, ry = P.ry;
   const bool rep = P.replicate != 0;
-  const int y0 = blockIdx.x * P.rows;
-  const int y1 = min (H, y0 + P.rows);
+  const int y0 = (int) ((long long) blockIdx.x * H / P.bands);
+  const int y1 = (int) ((long long) (blockIdx.x + 1) * H / P.bands);
   const int rowlen = P.rowlen;
-  uint32_t *const stot = fsm + 2 * rowlen;
+  uint32_t *const stot = fsm + 2 * kFusedRB * rowlen;
 
-  /* this lane's columns: source pointer and mask of the word (the source
-   * is 4-byte aligned with a pitch of whole words) */
+  /* this lane's columns: source pointer and word (the source is 4-byte
+   * aligned with a pitch of whole words); tiles past the last are dead */
   const uint8_t *cp[MAXT];
   const uint32_t *rp[MAXT];
   uint32_t cm[MAXT];
+  bool full[MAXT], live[MAXT], tail[MAXT], lin[MAXT], rin[MAXT];
 #pragma unroll
   for (int j = 0; j < MAXT; j++) {
     const int t = warp + j * P.warps;
     const int x = kFusedTW * t + 4 * lane;
     cp[j] = T.src + x;
     rp[j] = T.row + (size_t) t * T.rowp;
-    cm[j] = t >= ntx || x >= W ? 0u : x + 4 <= W ? 0xffffffffu :
+    live[j] = t < ntx;
+    cm[j] = !live[j] || x >= W ? 0u : x + 4 <= W ? 0xffffffffu :
         0xffffffffu >> (8 * (x + 4 - W));
+    full[j] = cm[j] == 0xffffffffu;
+    /* the tile holds a word straddling the width (warp-uniform) */
+    tail[j] = live[j] && (W & 3) != 0 && t == ntx - 1;
+    /* no window of the tile reaches past the left (right) edge */
+    lin[j] = kFusedTW * t >= rx;
+    rin[j] = kFusedTW * (t + 1) + rx <= W;
   }
 
   detail::wait_for_previous_kernel ();
@@ -731,20 +813,21 @@ box_fused (const __grid_constant__ FusedParams P)
     const int t = warp + j * P.warps;
     base[j] = 0;
     v[j][0] = v[j][1] = v[j][2] = v[j][3] = 0;
-    if (t >= ntx)
+    if (!live[j])
       continue;
     const int x = kFusedTW * t + 4 * lane;
     uint32_t lo[4];
-    fused_colprefix (T, cp[j], cm[j], x, sy0.hi, v[j]);
-    fused_colprefix (T, cp[j], cm[j], x, sy0.lo, lo);
+    fused_colprefix (T, cp[j], full[j], cm[j], x, sy0.hi, v[j]);
+    fused_colprefix (T, cp[j], full[j], cm[j], x, sy0.lo, lo);
 #pragma unroll
     for (int k = 0; k < 4; k++)
       v[j][k] -= lo[k];
     if (rep && sy0.rep_lo)
-      add_bytes (v[j], fused_word (cp[j], 0, cm[j]), (uint32_t) sy0.rep_lo);
+      add_bytes (v[j], fused_word (cp[j], full[j], cm[j]),
+          (uint32_t) sy0.rep_lo);
     if (rep && sy0.rep_hi)
-      add_bytes (v[j], fused_word (cp[j], (size_t) (H - 1) * T.src_pitch,
-              cm[j]), (uint32_t) sy0.rep_hi);
+      add_bytes (v[j], fused_word (cp[j] + (size_t) (H - 1) * T.src_pitch,
+              full[j], cm[j]), (uint32_t) sy0.rep_hi);
     const uint32_t tt = detail::warp_sum (v[j][0] + v[j][1] + v[j][2] + v[j][3]);
     if (lane == 0)
       stot[t] = tt;
@@ -753,7 +836,7 @@ box_fused (const __grid_constant__ FusedParams P)
 #pragma unroll
   for (int j = 0; j < MAXT; j++) {
     const int t = warp + j * P.warps;
-    if (t >= ntx)
+    if (!live[j])
       continue;
     uint32_t b = 0;
     for (int i = lane; i < t; i += 32)
@@ -761,127 +844,160 @@ box_fused (const __grid_constant__ FusedParams P)
     base[j] = detail::warp_sum (b);
   }
 
-  /* the rows: slide (what the previous iteration loaded), write P, barrier,
-   * taps and outputs. Row y's window gains row y + ry and loses row
-   * y - 1 - ry; one tile's words are loaded a row ahead (wider planes,
-   * several tiles a warp: just in time, registers). */
-  constexpr bool kAhead = MAXT == 1;
-  const size_t pitch = T.src_pitch;
-  uint32_t wa[MAXT], wl[MAXT], ra[MAXT], rl[MAXT];
-#pragma unroll
-  for (int j = 0; j < MAXT; j++)
-    wa[j] = wl[j] = ra[j] = rl[j] = 0;
-  auto load_slide = [&] (int yn) {
+  /* Row y's window gains row y + ry and loses row y - 1 - ry: their words
+   * and row sums (clamped with replicate, zero past the edges without). */
+  const uint32_t pitch = (uint32_t) T.src_pitch;  /* < 2^32 (serves) */
+  auto load_slide = [&] (int yn, FusedSlide (&s)[MAXT]) {
     int ya = yn + ry, yl = yn - 1 - ry;
-    if (rep) {
-      ya = min (ya, H - 1);
-      yl = max (yl, 0);
-    }
-    const bool ina = ya < H, inl = yl >= 0;
-    const size_t oa = (size_t) ya * pitch, ol = (size_t) yl * pitch;
+    const bool ina = ya < H || rep, inl = yl >= 0 || rep;
+    ya = min (ya, H - 1);
+    yl = max (yl, 0);
+    /* 32-bit row offsets: one wide multiply-add an address */
+    const uint64_t oa = (uint64_t) ((uint32_t) ya * pitch),
+        ol = (uint64_t) ((uint32_t) yl * pitch);
 #pragma unroll
     for (int j = 0; j < MAXT; j++) {
-      wa[j] = ina ? fused_word (cp[j], oa, cm[j]) : 0u;
-      wl[j] = inl ? fused_word (cp[j], ol, cm[j]) : 0u;
-      const bool live = warp + j * P.warps < ntx;
-      ra[j] = ina && live ? __ldcg (rp[j] + ya) : 0u;
-      rl[j] = inl && live ? __ldcg (rp[j] + yl) : 0u;
+      if (!tail[j]) {
+        s[j].wa = ina && full[j] ? __ldg (reinterpret_cast<const uint32_t *>
+            (cp[j] + oa)) : 0u;
+        s[j].wl = inl && full[j] ? __ldg (reinterpret_cast<const uint32_t *>
+            (cp[j] + ol)) : 0u;
+      } else {
+        s[j].wa = ina ? fused_word (cp[j] + oa, full[j], cm[j]) : 0u;
+        s[j].wl = inl ? fused_word (cp[j] + ol, full[j], cm[j]) : 0u;
+      }
+      s[j].ra = ina && live[j] ? __ldcg (rp[j] + ya) : 0u;
+      s[j].rl = inl && live[j] ? __ldcg (rp[j] + yl) : 0u;
     }
   };
+
+  /* The rows, kFusedRB at a time: slide V and B, write each row's P to
+   * shared memory (two sets of rows alternate: one barrier per set), then
+   * every lane reads its taps and writes its outputs. One tile a warp loads
+   * the next set's words while this one runs (wider planes: just in time,
+   * registers). */
+  constexpr bool kAhead = MAXT == 1;
+  FusedSlide sl[kFusedRB][MAXT] = {};
+  if (kAhead) {
+#pragma unroll
+    for (int r = 1; r < kFusedRB; r++)
+      if (y0 + r < y1)
+        load_slide (y0 + r, sl[r]);
+  }
   const int ol_tap = -rx, or_tap = rx + 1;      /* tap offsets from x */
-  const uint32_t afull = (uint32_t) (2 * rx + 1);
-  uint8_t *drow = P.dst + (size_t) y0 * P.dst_pitch;
-  for (int y = y0; y < y1; y++, drow += P.dst_pitch) {
-    if (y > y0) {
-      if (!kAhead)
-        load_slide (y);
+  constexpr int kPhL = (4 - PH) & 3, kPhR = (PH + 1) & 3;
+  const uint32_t dm = P.div_full.m, ds = P.div_full.s,
+      dh = P.div_full.d >> 1;
+  const bool magic_ok = dm != 0;
+  const size_t dpitch = P.dst_pitch;
+  for (int y = y0, set = 0; y < y1; y += kFusedRB, set ^= 1) {
+    uint32_t *const sb = fsm + set * kFusedRB * rowlen;
+#pragma unroll
+    for (int r = 0; r < kFusedRB; r++) {
+      const int yr = y + r;
+      if (yr >= y1)
+        break;
+      if (yr > y0) {
+        if (!kAhead)
+          load_slide (yr, sl[r]);
+#pragma unroll
+        for (int j = 0; j < MAXT; j++) {
+          v[j][0] += byte_of<0> (sl[r][j].wa) - byte_of<0> (sl[r][j].wl);
+          v[j][1] += byte_of<1> (sl[r][j].wa) - byte_of<1> (sl[r][j].wl);
+          v[j][2] += byte_of<2> (sl[r][j].wa) - byte_of<2> (sl[r][j].wl);
+          v[j][3] += byte_of<3> (sl[r][j].wa) - byte_of<3> (sl[r][j].wl);
+          base[j] += sl[r][j].ra - sl[r][j].rl;
+        }
+      }
+      uint32_t *const sp = sb + r * rowlen;
 #pragma unroll
       for (int j = 0; j < MAXT; j++) {
-        add_bytes (v[j], wa[j], 1u);
-        add_bytes (v[j], wl[j], 0xffffffffu);
-        base[j] += ra[j] - rl[j];
+        const int t = warp + j * P.warps;
+        if (!live[j])
+          continue;
+        const uint32_t a0 = v[j][0], a1 = a0 + v[j][1], a2 = a1 + v[j][2],
+            a3 = a2 + v[j][3];
+        const uint32_t e = base[j] + warp_scan_pred (a3) - a3;
+        sts128 (sp + kFusedTW * t + 4 * lane, e, e + a0, e + a1, e + a2);
+        if (t == ntx - 1 && lane == 31)
+          sp[kFusedTW * ntx] = e + a3;  /* P(W): columns past W are zero */
       }
     }
-    if (kAhead && y + 1 < y1)
-      load_slide (y + 1);
-    uint32_t *const sp = fsm + ((y - y0) & 1) * rowlen;
+    if (kAhead) {
 #pragma unroll
-    for (int j = 0; j < MAXT; j++) {
-      const int t = warp + j * P.warps;
-      if (t >= ntx)
-        continue;
-      const uint32_t a0 = v[j][0], a1 = a0 + v[j][1], a2 = a1 + v[j][2],
-          a3 = a2 + v[j][3];
-      const uint32_t e = base[j] + detail::warp_inclusive_scan (a3, lane) - a3;
-      sts128 (sp + kFusedTW * t + 4 * lane, e, e + a0, e + a1, e + a2);
-      if (t == ntx - 1 && lane == 31)
-        sp[kFusedTW * ntx] = e + a3;    /* P(W): columns past W are zero */
+      for (int r = 0; r < kFusedRB; r++)
+        if (y + kFusedRB + r < y1)
+          load_slide (y + kFusedRB + r, sl[r]);
     }
     __syncthreads ();
 
-    const BoxSpan sy = box_span (y, ry, H);
-    const uint32_t ah = (uint32_t) (sy.hi - sy.lo);
-    const bool magic = rep || ah == (uint32_t) (2 * ry + 1);
 #pragma unroll
-    for (int j = 0; j < MAXT; j++) {
-      const int t = warp + j * P.warps;
-      const int x = kFusedTW * t + 4 * lane;
-      if (t >= ntx || x >= W)
-        continue;
-      uint32_t out = 0;
-      /* no window of the warp reaches past the left or right edge */
-      if (kFusedTW * t >= rx && kFusedTW * (t + 1) + rx <= W) {
-        uint32_t l[4], r[4];
-        taps4 (sp, x + ol_tap, l);
-        taps4 (sp, x + or_tap, r);
-        if (magic) {
+    for (int r = 0; r < kFusedRB; r++) {
+      const int yr = y + r;
+      if (yr >= y1)
+        break;
+      const uint32_t *const sp = sb + r * rowlen;
+      /* the window's rows all inside the plane */
+      const bool rows_full = (unsigned) (yr - ry) <= (unsigned) (H - 1 - 2 * ry)
+          && H - 1 - 2 * ry >= 0;
+      const bool magic = magic_ok && (rep || rows_full);
+      uint8_t *const drow = P.dst + (size_t) yr * dpitch;
 #pragma unroll
-          for (int k = 0; k < 4; k++)
-            out |= detail::box_round_div_magic (r[k] - l[k], P.div_full) <<
-                (8 * k);
+      for (int j = 0; j < MAXT; j++) {
+        const int t = warp + j * P.warps;
+        const int x = kFusedTW * t + 4 * lane;
+        if (!live[j] || x >= W)
+          continue;
+        uint32_t l[4], rr[4];
+        if (lin[j])
+          taps4<kPhL> (sp, x + ol_tap, l);
+        else
+          taps4_edge<kPhL> (sp, x + ol_tap, W, rep, l);
+        if (rin[j])
+          taps4<kPhR> (sp, x + or_tap, rr);
+        else
+          taps4_edge<kPhR> (sp, x + or_tap, W, rep, rr);
+        uint32_t out;
+        if (magic && (rep || (lin[j] && rin[j]))) {
+          out = pack4 (__umulhi (rr[0] - l[0] + dh, dm) >> ds,
+              __umulhi (rr[1] - l[1] + dh, dm) >> ds,
+              __umulhi (rr[2] - l[2] + dh, dm) >> ds,
+              __umulhi (rr[3] - l[3] + dh, dm) >> ds);
         } else {
-          const uint32_t area = afull * ah;
-          const float rcp = box_rcp (area);
+          /* the window clipped by the plane (no replicate), or area 1 */
+          const BoxSpan sy = box_span (yr, ry, H);
+          const uint32_t ah = (uint32_t) (sy.hi - sy.lo);
+          uint32_t q[4];
 #pragma unroll
-          for (int k = 0; k < 4; k++)
-            out |= box_round_div (r[k] - l[k], area, rcp) << (8 * k);
-        }
-      } else {
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-          const int cl = x + k + ol_tap, cr = x + k + or_tap;
-          const int lo = max (cl, 0), hi = min (cr, W);
-          uint32_t s = sp[hi] - sp[lo];
-          uint32_t area;
-          if (rep) {
-            if (cl < 0)
-              s += (uint32_t) (-cl) * sp[1];
-            if (cr > W)
-              s += (uint32_t) (cr - W) * (sp[W] - sp[W - 1]);
-            area = P.full_area;
-          } else {
-            area = (uint32_t) (hi - lo) * ah;
+          for (int k = 0; k < 4; k++) {
+            const uint32_t area = rep ? P.full_area : ah * (uint32_t)
+                (min (x + k + or_tap, W) - max (x + k + ol_tap, 0));
+            q[k] = box_round_div (rr[k] - l[k], area, box_rcp (area));
           }
-          out |= (area == P.full_area ?
-              detail::box_round_div_magic (s, P.div_full) :
-              box_round_div (s, area, box_rcp (area))) << (8 * k);
+          out = pack4 (q[0], q[1], q[2], q[3]);
         }
+        if (P.dst_words && full[j])
+          *reinterpret_cast<uint32_t *> (drow + x) = out;
+        else
+          store4 (drow, P.dst_step, x, W, out);
       }
-      store4 (drow, P.dst_step, x, W, out);
     }
   }
 }
 
-/* Dynamic shared memory of box_fused: two P rows and the tile totals. */
+/* Dynamic shared memory of box_fused: two sets of kFusedRB P rows and the
+ * tile totals. */
 constexpr size_t
 fused_smem (int ntx)
 {
-  return sizeof (uint32_t) * (2 * ((size_t) kFusedTW * ntx + 8) + ntx);
+  return sizeof (uint32_t) * (2 * kFusedRB * ((size_t) kFusedTW * ntx + 8) +
+      ntx);
 }
 
-template <int MAXT>
+template <int MAXT, int PH>
 Status
-launch_fused (const FusedParams &fp, int sms, size_t smem, cudaStream_t s)
+launch_fused (const FusedParams &fp, int rows, int sms, size_t smem,
+    cudaStream_t s)
 {
   /* every call opts in to the widest plane's size (see detail::launch) */
   constexpr size_t widest = fused_smem (detail::kBoxFusedMaxWidth / kFusedTW);
@@ -891,22 +1007,39 @@ launch_fused (const FusedParams &fp, int sms, size_t smem, cudaStream_t s)
   const int threads = 32 * p.warps;
   int per_sm = 0;
   if (smem > 48 * 1024)
-    CIP_CUDA_TRY (cudaFuncSetAttribute (box_fused<MAXT>,
+    CIP_CUDA_TRY (cudaFuncSetAttribute (box_fused<MAXT, PH>,
             cudaFuncAttributeMaxDynamicSharedMemorySize, (int) optin));
   CIP_CUDA_TRY (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
-          box_fused<MAXT>, threads, smem));
+          box_fused<MAXT, PH>, threads, smem));
   if (per_sm < 1)
     return Status::unsupported;
   const int h = p.t.height;
-  if (p.rows <= 0) {
-    /* one wave of blocks, at least detail::kBoxFusedMinRows rows each (a
-     * block's first row reads up to th source rows per tile more) */
+  if (rows > 0) {
+    p.bands = div_up (h, rows);
+  } else {
+    /* one wave of blocks (every SM busy: bands differ by at most a row), at
+     * least detail::kBoxFusedMinRows rows each (a block's first row reads up
+     * to th source rows per tile more) */
     const long long conc = (long long) per_sm * sms;
-    p.rows = (int) ((h + conc - 1) / conc);
-    p.rows = p.rows < detail::kBoxFusedMinRows ? detail::kBoxFusedMinRows : p.rows;
+    const long long most = h / detail::kBoxFusedMinRows;
+    p.bands = (int) (conc < most ? conc : most > 0 ? most : 1);
   }
-  return detail::launch (box_fused<MAXT>, div_up (h, p.rows), threads, smem, s,
-      p, "boxfilter fused", detail::pdl_supported (), optin);
+  return detail::launch (box_fused<MAXT, PH>, p.bands, threads,
+      smem, s, p, "boxfilter fused", detail::pdl_supported (), optin);
+}
+
+/* rows: rows a block (detail::BoxTuning), 0: automatic */
+template <int MAXT>
+Status
+launch_fused_ph (const FusedParams &fp, int rows, int sms, cudaStream_t s)
+{
+  const size_t smem = fused_smem (fp.t.ntx);
+  switch (fp.rx & 3) {
+    case 0: return launch_fused<MAXT, 0> (fp, rows, sms, smem, s);
+    case 1: return launch_fused<MAXT, 1> (fp, rows, sms, smem, s);
+    case 2: return launch_fused<MAXT, 2> (fp, rows, sms, smem, s);
+    default: return launch_fused<MAXT, 3> (fp, rows, sms, smem, s);
+  }
 }
 
 /* One plane through the fused algorithm: the tile tables (two launches in
@@ -922,11 +1055,12 @@ run_fused (const BoxPlane &p, bool replicate, uint8_t *ws, size_t integral_bytes
   fp.dst = p.dst;
   fp.dst_pitch = p.dst_pitch;
   fp.dst_step = p.dst_step;
+  fp.dst_words = p.dst_step == 1 && (uintptr_t) p.dst % 4 == 0 &&
+      p.dst_pitch % 4 == 0;
   fp.rx = p.rx;
   fp.ry = p.ry;
   fp.replicate = replicate ? 1 : 0;
   const detail::BoxTuning tune = detail::box_get_tuning ();
-  fp.rows = tune.fused_rows;
   const int wcap = tune.fused_warps > 0 && tune.fused_warps < kFusedMaxWarps ?
       tune.fused_warps : kFusedMaxWarps;
   fp.warps = fp.t.ntx < wcap ? fp.t.ntx : wcap;
@@ -935,14 +1069,12 @@ run_fused (const BoxPlane &p, bool replicate, uint8_t *ws, size_t integral_bytes
   fp.rowlen = kFusedTW * fp.t.ntx + 8;
   const uint32_t full = (uint32_t) (2 * p.rx + 1) * (uint32_t) (2 * p.ry + 1);
   fp.full_area = full;
-  fp.rcp_full = box_rcp (full);
   fp.div_full = detail::box_divisor (full);
-  const size_t smem = fused_smem (fp.t.ntx);
   /* kBoxFusedMaxWidth: at most two tiles a warp */
   const int maxt = (fp.t.ntx + fp.warps - 1) / fp.warps;
   if (maxt <= 1)
-    return launch_fused<1> (fp, sms, smem, s);
-  return launch_fused<2> (fp, sms, smem, s);
+    return launch_fused_ph<1> (fp, tune.fused_rows, sms, s);
+  return launch_fused_ph<2> (fp, tune.fused_rows, sms, s);
 }
 
 /* ---- 16-bit planes: u64 SAT and a plain gather, one thread per pixel ---- */
