@@ -12,9 +12,10 @@
 namespace cip {
 
 /* BoxAlgorithm::automatic, per plane, on the larger of rx and ry:
- * - 8-bit: direct up to boxfilter_direct_max_radius; above, fused on planes
- *   it serves of at least fused_auto_min_pixels and fused_auto_min_width,
- *   sat on the others;
+ * - 8-bit: on planes fused serves of at least fused_auto_min_pixels and
+ *   fused_auto_min_width, direct up to direct_auto_max_radius_before_fused
+ *   and fused above; on the others direct up to boxfilter_direct_max_radius
+ *   and sat above;
  * - 8-bit with a precomputed SAT: direct up to
  *   direct_auto_max_radius_with_sat, the gather alone above;
  * - 16-bit: sat (u64 table).
@@ -24,10 +25,14 @@ namespace cip {
  * took 0.069-0.44 ms (r = 1..500) there, slower than direct and sat at
  * every radius, so automatic never picks it (see bench/RESULTS.md). */
 static constexpr int direct_auto_max_radius = boxfilter_direct_max_radius;
-/* fused against SAT + gather above the direct radii (H100, round 12, b2b):
- * 1920x1080 0.025-0.027 against 0.021-0.026 ms, 3840x2160 0.044-0.047
- * against 0.051-0.058, 7680x4320 0.124-0.135 against 0.167-0.201. Only
- * 16:9 frames were measured: narrower planes keep sat. */
+/* fused against SAT + gather above the direct radii (H100, round 13, b2b,
+ * replicate): 1920x1080 0.021-0.023 against 0.021-0.025 ms (clip: 0.024-0.026
+ * against 0.022-0.023, so sat stays there), 3840x2160 0.035-0.037 against
+ * 0.051-0.058, 7680x4320 0.101-0.108 against 0.168-0.200. Only 16:9 frames
+ * were measured: narrower planes keep sat. Where fused serves, it overtakes
+ * direct above radius 14 (3840x2160: r = 14 0.0354 against 0.0350 ms, r = 15
+ * 0.0352 against 0.0358, r = 16 0.0346 against 0.0372). */
+static constexpr int direct_auto_max_radius_before_fused = 14;
 static constexpr long long fused_auto_min_pixels = 4000000;
 static constexpr int fused_auto_min_width = 2048;
 static constexpr int direct_auto_max_radius_with_sat = 4;
@@ -61,15 +66,14 @@ boxfilter_pick (const BoxPlane &plane)
   const int r = plane.rx > plane.ry ? plane.rx : plane.ry;
   if (plane.src.bytes == 2)         /* direct serves 8-bit planes only */
     return BoxAlgorithm::sat;
-  if (r <= (plane.sat ? direct_auto_max_radius_with_sat :
-          direct_auto_max_radius))
-    return BoxAlgorithm::direct;
   /* no table yet, and a plane as large as those measured */
-  if (detail::box_fused_serves (plane) &&
+  const bool fused = detail::box_fused_serves (plane) &&
       plane.src.width >= fused_auto_min_width &&
-      (long long) plane.src.width * plane.src.height >= fused_auto_min_pixels)
-    return BoxAlgorithm::fused;
-  return BoxAlgorithm::sat;
+      (long long) plane.src.width * plane.src.height >= fused_auto_min_pixels;
+  if (r <= (plane.sat ? direct_auto_max_radius_with_sat : fused ?
+          direct_auto_max_radius_before_fused : direct_auto_max_radius))
+    return BoxAlgorithm::direct;
+  return fused ? BoxAlgorithm::fused : BoxAlgorithm::sat;
 }
 
 namespace detail {

@@ -605,6 +605,18 @@ struct FusedParams {
   detail::BoxDivisor div_full;
 };
 
+/* box_round_div with a one-instruction reciprocal (MUFU, at most 1 ulp off
+ * instead of IEEE's several instructions): the float estimate of the
+ * quotient (<= 256) is still within 1 of the floor, and box_round_div's
+ * correction step makes it exact, so the result is the same. */
+__device__ __forceinline__ uint32_t
+box_round_div_fast (uint32_t sum, uint32_t area)
+{
+  float r;
+  asm ("rcp.approx.ftz.f32 %0, %1;" : "=f" (r) : "f" ((float) area));
+  return box_round_div (sum, area, r);
+}
+
 /* Byte k of w, zero-extended (one PRMT). */
 template <int K>
 __device__ __forceinline__ uint32_t
@@ -724,21 +736,24 @@ taps4 (const uint32_t *sp, int i, uint32_t (&v)[4])
 
 /* taps4 where some taps may lie outside 0 .. W: P clamped to the plane,
  * plus, with replicate, the edge columns' sums V(0) = P[1] and V(W - 1) =
- * P[W] - P[W - 1] once for every column the window reaches past the edge. */
+ * P[W] - P[W - 1] once for every column the window reaches past the edge.
+ * Every lane loads (a lane whose taps all lie outside from a clamped
+ * address: the 4 words before a row and the 8 after it are in the layout)
+ * and selects: no divergent path, so edge tiles keep up with the others. */
 template <int PH>
 __device__ __forceinline__ void
 taps4_edge (const uint32_t *sp, int i, int W, bool rep, uint32_t (&v)[4])
 {
-  if (i >= 0 && i + 3 <= W) {
-    taps4<PH> (sp, i, v);
-    return;
-  }
-  const uint32_t v0 = rep ? sp[1] : 0u, vw = rep ? sp[W] - sp[W - 1] : 0u;
+  uint32_t q[4];
+  const int b = min (max (i - PH, -4), W & ~3);
+  taps4<PH> (sp, b + PH, q);
+  const uint32_t pw = sp[W], v0 = rep ? sp[1] : 0u,
+      vw = rep ? pw - sp[W - 1] : 0u;
 #pragma unroll
   for (int k = 0; k < 4; k++) {
     const int c = i + k;
-    v[k] = sp[min (max (c, 0), W)] + (uint32_t) min (c, 0) * v0 +
-        (uint32_t) max (c - W, 0) * vw;
+    v[k] = c < 0 ? (uint32_t) c * v0 : c > W ? pw + (uint32_t) (c - W) * vw :
+        q[k];
   }
 }
 
@@ -765,7 +780,7 @@ struct FusedSlide {
   uint32_t wa, wl, ra, rl;
 };
 
-template <int MAXT, int PH>
+template <int MAXT, int PH, bool TAIL>
 __global__ void __launch_bounds__ (32 * kFusedMaxWarps)
 box_fused (const __grid_constant__ FusedParams P)
 {
@@ -778,7 +793,8 @@ box_fused (const __grid_constant__ FusedParams P)
   const int y0 = (int) ((long long) blockIdx.x * H / P.bands);
   const int y1 = (int) ((long long) (blockIdx.x + 1) * H / P.bands);
   const int rowlen = P.rowlen;
-  uint32_t *const stot = fsm + 2 * kFusedRB * rowlen;
+  uint32_t *const prow = fsm + 4;       /* 4 words before the first row */
+  uint32_t *const stot = prow + 2 * kFusedRB * rowlen;
 
   /* this lane's columns: source pointer and word (the source is 4-byte
    * aligned with a pitch of whole words); tiles past the last are dead */
@@ -797,7 +813,7 @@ box_fused (const __grid_constant__ FusedParams P)
         0xffffffffu >> (8 * (x + 4 - W));
     full[j] = cm[j] == 0xffffffffu;
     /* the tile holds a word straddling the width (warp-uniform) */
-    tail[j] = live[j] && (W & 3) != 0 && t == ntx - 1;
+    tail[j] = TAIL && live[j] && t == ntx - 1;
     /* no window of the tile reaches past the left (right) edge */
     lin[j] = kFusedTW * t >= rx;
     rin[j] = kFusedTW * (t + 1) + rx <= W;
@@ -857,7 +873,7 @@ box_fused (const __grid_constant__ FusedParams P)
         ol = (uint64_t) ((uint32_t) yl * pitch);
 #pragma unroll
     for (int j = 0; j < MAXT; j++) {
-      if (!tail[j]) {
+      if (!TAIL || !tail[j]) {
         s[j].wa = ina && full[j] ? __ldg (reinterpret_cast<const uint32_t *>
             (cp[j] + oa)) : 0u;
         s[j].wl = inl && full[j] ? __ldg (reinterpret_cast<const uint32_t *>
@@ -890,8 +906,17 @@ box_fused (const __grid_constant__ FusedParams P)
       dh = P.div_full.d >> 1;
   const bool magic_ok = dm != 0;
   const size_t dpitch = P.dst_pitch;
+  /* warps with a tile whose windows reach past the left or right edge run
+   * their own copy of the loop (the same barriers), the others no check
+   * (one tile a warp) */
+  bool edge = false;
+#pragma unroll
+  for (int j = 0; j < MAXT; j++)
+    edge = edge || (live[j] && !(lin[j] && rin[j]));
+  auto run_rows = [&] (auto edge_tag) {
+  constexpr bool kEdge = decltype (edge_tag)::value;
   for (int y = y0, set = 0; y < y1; y += kFusedRB, set ^= 1) {
-    uint32_t *const sb = fsm + set * kFusedRB * rowlen;
+    uint32_t *const sb = prow + set * kFusedRB * rowlen;
 #pragma unroll
     for (int r = 0; r < kFusedRB; r++) {
       const int yr = y + r;
@@ -949,20 +974,31 @@ box_fused (const __grid_constant__ FusedParams P)
         if (!live[j] || x >= W)
           continue;
         uint32_t l[4], rr[4];
-        if (lin[j])
+        if (!kEdge || lin[j])
           taps4<kPhL> (sp, x + ol_tap, l);
         else
           taps4_edge<kPhL> (sp, x + ol_tap, W, rep, l);
-        if (rin[j])
+        if (!kEdge || rin[j])
           taps4<kPhR> (sp, x + or_tap, rr);
         else
           taps4_edge<kPhR> (sp, x + or_tap, W, rep, rr);
         uint32_t out;
-        if (magic && (rep || (lin[j] && rin[j]))) {
+        if (magic && (!kEdge || rep || (lin[j] && rin[j]))) {
           out = pack4 (__umulhi (rr[0] - l[0] + dh, dm) >> ds,
               __umulhi (rr[1] - l[1] + dh, dm) >> ds,
               __umulhi (rr[2] - l[2] + dh, dm) >> ds,
               __umulhi (rr[3] - l[3] + dh, dm) >> ds);
+        } else if (!kEdge) {
+          /* rows clipped by the plane: one area for the warp's row */
+          const BoxSpan sy = box_span (yr, ry, H);
+          const uint32_t area = (uint32_t) (2 * rx + 1) *
+              (uint32_t) (sy.hi - sy.lo);
+          float rcp;
+          asm ("rcp.approx.ftz.f32 %0, %1;" : "=f" (rcp) : "f" ((float) area));
+          out = pack4 (box_round_div (rr[0] - l[0], area, rcp),
+              box_round_div (rr[1] - l[1], area, rcp),
+              box_round_div (rr[2] - l[2], area, rcp),
+              box_round_div (rr[3] - l[3], area, rcp));
         } else {
           /* the window clipped by the plane (no replicate), or area 1 */
           const BoxSpan sy = box_span (yr, ry, H);
@@ -972,7 +1008,7 @@ box_fused (const __grid_constant__ FusedParams P)
           for (int k = 0; k < 4; k++) {
             const uint32_t area = rep ? P.full_area : ah * (uint32_t)
                 (min (x + k + or_tap, W) - max (x + k + ol_tap, 0));
-            q[k] = box_round_div (rr[k] - l[k], area, box_rcp (area));
+            q[k] = box_round_div_fast (rr[k] - l[k], area);
           }
           out = pack4 (q[0], q[1], q[2], q[3]);
         }
@@ -983,18 +1019,27 @@ box_fused (const __grid_constant__ FusedParams P)
       }
     }
   }
+  };
+  /* two tiles a warp: one copy (two spill registers) */
+  if constexpr (MAXT == 1) {
+    if (!edge) {
+      run_rows (std::false_type ());
+      return;
+    }
+  }
+  run_rows (std::true_type ());
 }
 
-/* Dynamic shared memory of box_fused: two sets of kFusedRB P rows and the
- * tile totals. */
+/* Dynamic shared memory of box_fused: 4 words, two sets of kFusedRB P rows
+ * (each followed by 8 words) and the tile totals. */
 constexpr size_t
 fused_smem (int ntx)
 {
-  return sizeof (uint32_t) * (2 * kFusedRB * ((size_t) kFusedTW * ntx + 8) +
-      ntx);
+  return sizeof (uint32_t) * (4 + 2 * kFusedRB * ((size_t) kFusedTW * ntx + 8)
+      + ntx);
 }
 
-template <int MAXT, int PH>
+template <int MAXT, int PH, bool TAIL>
 Status
 launch_fused (const FusedParams &fp, int rows, int sms, size_t smem,
     cudaStream_t s)
@@ -1007,10 +1052,10 @@ launch_fused (const FusedParams &fp, int rows, int sms, size_t smem,
   const int threads = 32 * p.warps;
   int per_sm = 0;
   if (smem > 48 * 1024)
-    CIP_CUDA_TRY (cudaFuncSetAttribute (box_fused<MAXT, PH>,
+    CIP_CUDA_TRY (cudaFuncSetAttribute (box_fused<MAXT, PH, TAIL>,
             cudaFuncAttributeMaxDynamicSharedMemorySize, (int) optin));
   CIP_CUDA_TRY (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
-          box_fused<MAXT, PH>, threads, smem));
+          box_fused<MAXT, PH, TAIL>, threads, smem));
   if (per_sm < 1)
     return Status::unsupported;
   const int h = p.t.height;
@@ -1024,21 +1069,21 @@ launch_fused (const FusedParams &fp, int rows, int sms, size_t smem,
     const long long most = h / detail::kBoxFusedMinRows;
     p.bands = (int) (conc < most ? conc : most > 0 ? most : 1);
   }
-  return detail::launch (box_fused<MAXT, PH>, p.bands, threads,
+  return detail::launch (box_fused<MAXT, PH, TAIL>, p.bands, threads,
       smem, s, p, "boxfilter fused", detail::pdl_supported (), optin);
 }
 
 /* rows: rows a block (detail::BoxTuning), 0: automatic */
-template <int MAXT>
+template <int MAXT, bool TAIL>
 Status
 launch_fused_ph (const FusedParams &fp, int rows, int sms, cudaStream_t s)
 {
   const size_t smem = fused_smem (fp.t.ntx);
   switch (fp.rx & 3) {
-    case 0: return launch_fused<MAXT, 0> (fp, rows, sms, smem, s);
-    case 1: return launch_fused<MAXT, 1> (fp, rows, sms, smem, s);
-    case 2: return launch_fused<MAXT, 2> (fp, rows, sms, smem, s);
-    default: return launch_fused<MAXT, 3> (fp, rows, sms, smem, s);
+    case 0: return launch_fused<MAXT, 0, TAIL> (fp, rows, sms, smem, s);
+    case 1: return launch_fused<MAXT, 1, TAIL> (fp, rows, sms, smem, s);
+    case 2: return launch_fused<MAXT, 2, TAIL> (fp, rows, sms, smem, s);
+    default: return launch_fused<MAXT, 3, TAIL> (fp, rows, sms, smem, s);
   }
 }
 
@@ -1072,9 +1117,14 @@ run_fused (const BoxPlane &p, bool replicate, uint8_t *ws, size_t integral_bytes
   fp.div_full = detail::box_divisor (full);
   /* kBoxFusedMaxWidth: at most two tiles a warp */
   const int maxt = (fp.t.ntx + fp.warps - 1) / fp.warps;
+  /* a width not a multiple of 4: the last tile reads its last word byte
+   * by byte (its own kernel: the others have no check) */
+  const bool tail = (p.src.width & 3) != 0;
   if (maxt <= 1)
-    return launch_fused_ph<1> (fp, tune.fused_rows, sms, s);
-  return launch_fused_ph<2> (fp, tune.fused_rows, sms, s);
+    return tail ? launch_fused_ph<1, true> (fp, tune.fused_rows, sms, s) :
+        launch_fused_ph<1, false> (fp, tune.fused_rows, sms, s);
+  return tail ? launch_fused_ph<2, true> (fp, tune.fused_rows, sms, s) :
+      launch_fused_ph<2, false> (fp, tune.fused_rows, sms, s);
 }
 
 /* ---- 16-bit planes: u64 SAT and a plain gather, one thread per pixel ---- */
