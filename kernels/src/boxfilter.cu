@@ -666,7 +666,7 @@ __device__ __forceinline__ void
 fused_colprefix (const detail::SatTiles &T, const uint8_t *cp, bool full,
     uint32_t cm, int x, int Y, uint32_t (&a)[4])
 {
-  int k = Y / T.th;
+  int k = Y >> (__ffs (T.th) - 1);     /* th: 16 or 32 */
   if (k >= T.nty)
     k = T.nty - 1;
   const bool up = Y - k * T.th > T.th / 2 && k + 1 < T.nty;
@@ -680,6 +680,8 @@ fused_colprefix (const detail::SatTiles &T, const uint8_t *cp, bool full,
   a[3] = c.w;
   const int ya = up ? Y : k * T.th, yb = up ? k * T.th : Y;
   const uint32_t m = up ? 0xffffffffu : 1u;
+  /* bytes 0, 2 and 1, 3 summed in 16-bit halves (at most th rows) */
+  uint32_t s02 = 0, s13 = 0;
   for (int y = ya; y < yb; y += 4) {
     uint32_t w[4];
 #pragma unroll
@@ -687,9 +689,15 @@ fused_colprefix (const detail::SatTiles &T, const uint8_t *cp, bool full,
       w[i] = y + i < yb ? fused_word (cp + (size_t) (y + i) * T.src_pitch,
           full, cm) : 0u;
 #pragma unroll
-    for (int i = 0; i < 4; i++)
-      add_bytes (a, w[i], m);
+    for (int i = 0; i < 4; i++) {
+      s02 += __byte_perm (w[i], 0u, 0x4240);
+      s13 += __byte_perm (w[i], 0u, 0x4341);
+    }
   }
+  a[0] += (s02 & 0xffffu) * m;
+  a[1] += (s13 & 0xffffu) * m;
+  a[2] += (s02 >> 16) * m;
+  a[3] += (s13 >> 16) * m;
 }
 
 /* 16-byte shared-memory accesses, spelled out: the compiler otherwise splits
