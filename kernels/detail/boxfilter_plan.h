@@ -49,13 +49,23 @@ constexpr int kBoxFusedMaxWidth = 8192;
  * samples, step 1, source address and pitch multiples of 4, width up to
  * kBoxFusedMaxWidth, height up to kSatTiledMaxSide, and no precomputed SAT
  * (the workspace then has no scratch for the tile tables; sat reads the
- * table). On a device whose blocks cannot hold the kernel's two shared rows
- * (sm_75 above 7936 columns) boxfilter() runs sat too. */
+ * table). On a device whose blocks cannot hold the kernel's four shared
+ * rows (sm_75 above 3968 columns, sm_86/89 above 6272) boxfilter() runs sat
+ * too. */
 bool box_fused_serves (const BoxPlane &p);
 
 /* The algorithm boxfilter() runs for this plane: automatic resolved by
  * boxfilter_pick, fused moved to sat where it does not serve. */
 BoxAlgorithm box_resolve (const BoxPlane &p, BoxAlgorithm algo);
+
+/* box_resolve for each of the n planes of one call into out[], except that
+ * automatic keeps direct (up to boxfilter_direct_max_radius) for a plane it
+ * would give fused when another plane of the call runs direct: one direct
+ * launch serves them all, where fused adds three (frames whose chroma
+ * planes are step-2 views, which fused does not serve). Empty planes get
+ * box_resolve's answer and are skipped by boxfilter(). */
+void box_resolve_call (const BoxPlane *planes, int n, BoxAlgorithm algo,
+    BoxAlgorithm *out);
 
 /* The fused kernel's blocks own at least this many rows (each block's first
  * row reads up to th source rows per tile more than the others). */

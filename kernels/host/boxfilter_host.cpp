@@ -110,6 +110,26 @@ box_resolve (const BoxPlane &p, BoxAlgorithm algo)
   return algo;
 }
 
+void
+box_resolve_call (const BoxPlane *planes, int n, BoxAlgorithm algo,
+    BoxAlgorithm *out)
+{
+  bool any_direct = false;
+  for (int i = 0; i < n; i++) {
+    out[i] = box_resolve (planes[i], algo);
+    any_direct = any_direct ||
+        (!box_plane_empty (planes[i]) && out[i] == BoxAlgorithm::direct);
+  }
+  if (algo != BoxAlgorithm::automatic || !any_direct)
+    return;
+  for (int i = 0; i < n; i++) {
+    const BoxPlane &p = planes[i];
+    if (out[i] == BoxAlgorithm::fused && p.rx <= boxfilter_direct_max_radius &&
+        p.ry <= boxfilter_direct_max_radius)
+      out[i] = BoxAlgorithm::direct;
+  }
+}
+
 static size_t
 round_up (size_t v, size_t a)
 {

@@ -915,14 +915,12 @@ box_fused (const __grid_constant__ FusedParams P)
   const bool magic_ok = dm != 0;
   const size_t dpitch = P.dst_pitch;
   /* warps with a tile whose windows reach past the left or right edge run
-   * their own copy of the loop (the same barriers), the others no check
-   * (one tile a warp) */
+   * their own copy of the outputs, the others no check (one tile a warp;
+   * the copies hold no barrier: every thread meets the one below) */
   bool edge = false;
 #pragma unroll
   for (int j = 0; j < MAXT; j++)
     edge = edge || (live[j] && !(lin[j] && rin[j]));
-  auto run_rows = [&] (auto edge_tag) {
-  constexpr bool kEdge = decltype (edge_tag)::value;
   for (int y = y0, set = 0; y < y1; y += kFusedRB, set ^= 1) {
     uint32_t *const sb = prow + set * kFusedRB * rowlen;
 #pragma unroll
@@ -964,78 +962,77 @@ box_fused (const __grid_constant__ FusedParams P)
     }
     __syncthreads ();
 
+    auto outputs = [&] (auto edge_tag) {
+      constexpr bool kEdge = decltype (edge_tag)::value;
 #pragma unroll
-    for (int r = 0; r < kFusedRB; r++) {
-      const int yr = y + r;
-      if (yr >= y1)
-        break;
-      const uint32_t *const sp = sb + r * rowlen;
-      /* the window's rows all inside the plane */
-      const bool rows_full = (unsigned) (yr - ry) <= (unsigned) (H - 1 - 2 * ry)
-          && H - 1 - 2 * ry >= 0;
-      const bool magic = magic_ok && (rep || rows_full);
-      uint8_t *const drow = P.dst + (size_t) yr * dpitch;
+      for (int r = 0; r < kFusedRB; r++) {
+        const int yr = y + r;
+        if (yr >= y1)
+          break;
+        const uint32_t *const sp = sb + r * rowlen;
+        /* the window's rows all inside the plane */
+        const bool rows_full = H - 1 - 2 * ry >= 0 &&
+            (unsigned) (yr - ry) <= (unsigned) (H - 1 - 2 * ry);
+        const bool magic = magic_ok && (rep || rows_full);
+        uint8_t *const drow = P.dst + (size_t) yr * dpitch;
 #pragma unroll
-      for (int j = 0; j < MAXT; j++) {
-        const int t = warp + j * P.warps;
-        const int x = kFusedTW * t + 4 * lane;
-        if (!live[j] || x >= W)
-          continue;
-        uint32_t l[4], rr[4];
-        if (!kEdge || lin[j])
-          taps4<kPhL> (sp, x + ol_tap, l);
-        else
-          taps4_edge<kPhL> (sp, x + ol_tap, W, rep, l);
-        if (!kEdge || rin[j])
-          taps4<kPhR> (sp, x + or_tap, rr);
-        else
-          taps4_edge<kPhR> (sp, x + or_tap, W, rep, rr);
-        uint32_t out;
-        if (magic && (!kEdge || rep || (lin[j] && rin[j]))) {
-          out = pack4 (__umulhi (rr[0] - l[0] + dh, dm) >> ds,
-              __umulhi (rr[1] - l[1] + dh, dm) >> ds,
-              __umulhi (rr[2] - l[2] + dh, dm) >> ds,
-              __umulhi (rr[3] - l[3] + dh, dm) >> ds);
-        } else if (!kEdge) {
-          /* rows clipped by the plane: one area for the warp's row */
-          const BoxSpan sy = box_span (yr, ry, H);
-          const uint32_t area = (uint32_t) (2 * rx + 1) *
-              (uint32_t) (sy.hi - sy.lo);
-          float rcp;
-          asm ("rcp.approx.ftz.f32 %0, %1;" : "=f" (rcp) : "f" ((float) area));
-          out = pack4 (box_round_div (rr[0] - l[0], area, rcp),
-              box_round_div (rr[1] - l[1], area, rcp),
-              box_round_div (rr[2] - l[2], area, rcp),
-              box_round_div (rr[3] - l[3], area, rcp));
-        } else {
-          /* the window clipped by the plane (no replicate), or area 1 */
-          const BoxSpan sy = box_span (yr, ry, H);
-          const uint32_t ah = (uint32_t) (sy.hi - sy.lo);
-          uint32_t q[4];
+        for (int j = 0; j < MAXT; j++) {
+          const int t = warp + j * P.warps;
+          const int x = kFusedTW * t + 4 * lane;
+          if (!live[j] || x >= W)
+            continue;
+          uint32_t l[4], rr[4];
+          if (!kEdge || lin[j])
+            taps4<kPhL> (sp, x + ol_tap, l);
+          else
+            taps4_edge<kPhL> (sp, x + ol_tap, W, rep, l);
+          if (!kEdge || rin[j])
+            taps4<kPhR> (sp, x + or_tap, rr);
+          else
+            taps4_edge<kPhR> (sp, x + or_tap, W, rep, rr);
+          uint32_t out;
+          if (magic && (!kEdge || rep || (lin[j] && rin[j]))) {
+            out = pack4 (__umulhi (rr[0] - l[0] + dh, dm) >> ds,
+                __umulhi (rr[1] - l[1] + dh, dm) >> ds,
+                __umulhi (rr[2] - l[2] + dh, dm) >> ds,
+                __umulhi (rr[3] - l[3] + dh, dm) >> ds);
+          } else if (!kEdge) {
+            /* rows clipped by the plane: one area for the warp's row */
+            const BoxSpan sy = box_span (yr, ry, H);
+            const uint32_t area = (uint32_t) (2 * rx + 1) *
+                (uint32_t) (sy.hi - sy.lo);
+            float rcp;
+            asm ("rcp.approx.ftz.f32 %0, %1;" : "=f" (rcp) :
+                "f" ((float) area));
+            out = pack4 (box_round_div (rr[0] - l[0], area, rcp),
+                box_round_div (rr[1] - l[1], area, rcp),
+                box_round_div (rr[2] - l[2], area, rcp),
+                box_round_div (rr[3] - l[3], area, rcp));
+          } else {
+            /* the window clipped by the plane (no replicate), or area 1 */
+            const BoxSpan sy = box_span (yr, ry, H);
+            const uint32_t ah = (uint32_t) (sy.hi - sy.lo);
+            uint32_t q[4];
 #pragma unroll
-          for (int k = 0; k < 4; k++) {
-            const uint32_t area = rep ? P.full_area : ah * (uint32_t)
-                (min (x + k + or_tap, W) - max (x + k + ol_tap, 0));
-            q[k] = box_round_div_fast (rr[k] - l[k], area);
+            for (int k = 0; k < 4; k++) {
+              const uint32_t area = rep ? P.full_area : ah * (uint32_t)
+                  (min (x + k + or_tap, W) - max (x + k + ol_tap, 0));
+              q[k] = box_round_div_fast (rr[k] - l[k], area);
+            }
+            out = pack4 (q[0], q[1], q[2], q[3]);
           }
-          out = pack4 (q[0], q[1], q[2], q[3]);
+          if (P.dst_words && full[j])
+            *reinterpret_cast<uint32_t *> (drow + x) = out;
+          else
+            store4 (drow, P.dst_step, x, W, out);
         }
-        if (P.dst_words && full[j])
-          *reinterpret_cast<uint32_t *> (drow + x) = out;
-        else
-          store4 (drow, P.dst_step, x, W, out);
       }
-    }
+    };
+    if (MAXT == 1 && !edge)
+      outputs (std::false_type ());
+    else
+      outputs (std::true_type ());
   }
-  };
-  /* two tiles a warp: one copy (two spill registers) */
-  if constexpr (MAXT == 1) {
-    if (!edge) {
-      run_rows (std::false_type ());
-      return;
-    }
-  }
-  run_rows (std::true_type ());
 }
 
 /* Dynamic shared memory of box_fused: 4 words, two sets of kFusedRB P rows
@@ -1396,17 +1393,19 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
 
   bool direct[boxfilter_max_planes] = {}, sliding[boxfilter_max_planes] = {},
       fused[boxfilter_max_planes] = {};
+  BoxAlgorithm resolved[boxfilter_max_planes];
+  detail::box_resolve_call (planes, n_planes, algo, resolved);
   int max_rx = 0, max_ry = 0;
   for (int i = 0; i < n_planes; i++) {
     const BoxPlane &p = planes[i];
     if (detail::box_plane_empty (p))
       continue;
-    const BoxAlgorithm a = detail::box_resolve (p, algo);
+    const BoxAlgorithm a = resolved[i];
     if (p.src.bytes == 2 && a == BoxAlgorithm::direct)
       return Status::unsupported;       /* 16-bit planes: sat or sliding */
     sliding[i] = a == BoxAlgorithm::sliding;
     /* fused on a device whose blocks cannot hold its shared rows (sm_75
-     * opts in to 64 KiB: widths above 7936) runs sat */
+     * opts in to 64 KiB: widths above 3968) runs sat */
     fused[i] = a == BoxAlgorithm::fused && fused_smem ((p.src.width +
             kFusedTW - 1) / kFusedTW) <= (size_t) detail::max_optin_smem ();
     direct[i] = a == BoxAlgorithm::direct;

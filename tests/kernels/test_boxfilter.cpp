@@ -697,6 +697,38 @@ GST_START_TEST (test_ref_invalid_arguments)
   fail_unless (cip::boxfilter_pick (g) == BoxAlgorithm::sat);
   g.src.height = 4000;            /* narrow: never measured, sat */
   fail_unless (cip::boxfilter_pick (g) == BoxAlgorithm::sat);
+
+  /* fused takes over from direct above radius 14 on a plane it serves;
+   * in one call with planes that run direct (NV12's chroma, step-2 views)
+   * such a plane runs direct too (one launch), above radius 16 fused */
+  g = f;
+  g.src.width = g.src.pitch = 3840;
+  g.src.height = 2160;
+  BoxPlane call[3] = { g, g, g };
+  for (int c = 1; c < 3; c++) {
+    call[c].src.width = 1920;
+    call[c].src.height = 1080;
+    call[c].src.step = 2;
+    call[c].dst_step = 2;
+  }
+  BoxAlgorithm out[3];
+  for (int r = 13; r <= 18; r++) {
+    for (BoxPlane &c : call)
+      c.rx = c.ry = r;
+    const BoxAlgorithm alone = cip::boxfilter_pick (call[0]);
+    fail_unless (alone == (r <= 14 ? BoxAlgorithm::direct : BoxAlgorithm::fused),
+        "r %d", r);
+    cip::detail::box_resolve_call (call, 1, BoxAlgorithm::automatic, out);
+    fail_unless (out[0] == alone, "r %d", r);
+    cip::detail::box_resolve_call (call, 3, BoxAlgorithm::automatic, out);
+    fail_unless (out[0] == (r <= cip::boxfilter_direct_max_radius ?
+            BoxAlgorithm::direct : BoxAlgorithm::fused), "r %d", r);
+    for (int c = 1; c < 3; c++)
+      fail_unless (out[c] == cip::boxfilter_pick (call[c]), "r %d", r);
+    /* an algorithm asked for is kept */
+    cip::detail::box_resolve_call (call, 3, BoxAlgorithm::fused, out);
+    fail_unless (out[0] == BoxAlgorithm::fused && out[1] == BoxAlgorithm::sat);
+  }
 }
 GST_END_TEST;
 
