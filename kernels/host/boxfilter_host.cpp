@@ -12,10 +12,11 @@
 namespace cip {
 
 /* BoxAlgorithm::automatic, per plane, on the larger of rx and ry:
- * - 8-bit: on planes fused serves of at least fused_auto_min_pixels and
- *   fused_auto_min_width, direct up to direct_auto_max_radius_before_fused
- *   and fused above; on the others direct up to boxfilter_direct_max_radius
- *   and sat above;
+ * - 8-bit: direct up to boxfilter_direct_max_radius (up to
+ *   direct_auto_max_radius_before_fused on planes of
+ *   fused_over_direct_min_pixels or more), above it fused on planes it
+ *   serves of at least fused_auto_min_pixels and fused_auto_min_width, sat
+ *   on the others;
  * - 8-bit with a precomputed SAT: direct up to
  *   direct_auto_max_radius_with_sat, the gather alone above;
  * - 16-bit: sat (u64 table).
@@ -26,15 +27,18 @@ namespace cip {
  * every radius, so automatic never picks it (see bench/RESULTS.md). */
 static constexpr int direct_auto_max_radius = boxfilter_direct_max_radius;
 /* fused against SAT + gather above the direct radii (H100, round 13, b2b,
- * replicate): 1920x1080 0.021-0.023 against 0.021-0.025 ms (clip: 0.024-0.026
- * against 0.022-0.023, so sat stays there), 3840x2160 0.035-0.037 against
- * 0.051-0.058, 7680x4320 0.101-0.108 against 0.168-0.200. Only 16:9 frames
- * were measured: narrower planes keep sat. Where fused serves, it overtakes
- * direct above radius 14 (3840x2160: r = 14 0.0354 against 0.0350 ms, r = 15
- * 0.0352 against 0.0358, r = 16 0.0346 against 0.0372). */
+ * r = 17-1024, replicate / clip): 1920x1080 0.0208-0.0218 / 0.0217-0.0239
+ * against 0.0220-0.0258 / 0.0224-0.0235 ms, 3840x2160 0.0345-0.0354 /
+ * 0.0371-0.0383 against 0.051-0.059, 7680x4320 0.099-0.102 / 0.108-0.121
+ * against 0.167-0.202. Only 16:9 frames were measured: narrower planes keep
+ * sat. On planes of 4 million samples or more it overtakes direct above
+ * radius 14 (3840x2160 replicate: r = 14 0.0354 against 0.0350 ms, r = 15
+ * 0.0346 against 0.0355, r = 16 0.0344 against 0.0368); at 1920x1080 direct
+ * stays ahead up to 16 (0.014-0.017 against 0.022). */
 static constexpr int direct_auto_max_radius_before_fused = 14;
-static constexpr long long fused_auto_min_pixels = 4000000;
-static constexpr int fused_auto_min_width = 2048;
+static constexpr long long fused_over_direct_min_pixels = 4000000;
+static constexpr long long fused_auto_min_pixels = 2000000;
+static constexpr int fused_auto_min_width = 1920;
 static constexpr int direct_auto_max_radius_with_sat = 4;
 
 const char *
@@ -70,7 +74,10 @@ boxfilter_pick (const BoxPlane &plane)
   const bool fused = detail::box_fused_serves (plane) &&
       plane.src.width >= fused_auto_min_width &&
       (long long) plane.src.width * plane.src.height >= fused_auto_min_pixels;
-  if (r <= (plane.sat ? direct_auto_max_radius_with_sat : fused ?
+  const bool fused_first = fused &&
+      (long long) plane.src.width * plane.src.height >=
+      fused_over_direct_min_pixels;
+  if (r <= (plane.sat ? direct_auto_max_radius_with_sat : fused_first ?
           direct_auto_max_radius_before_fused : direct_auto_max_radius))
     return BoxAlgorithm::direct;
   return fused ? BoxAlgorithm::fused : BoxAlgorithm::sat;

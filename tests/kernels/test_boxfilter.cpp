@@ -684,8 +684,9 @@ GST_START_TEST (test_ref_invalid_arguments)
   g.sat_pitch = 21 * 4;
   fail_unless (cip::detail::box_resolve (g, BoxAlgorithm::fused) ==
       BoxAlgorithm::sat);
-  /* automatic: fused above the direct radii on planes of 4 million samples
-   * or more, not on smaller ones nor on planes with a table */
+  /* automatic: fused above the direct radii on planes of 2 million samples
+   * and 1920 columns or more, not on smaller ones nor on planes with a
+   * table */
   g = f;
   g.src.width = 3840;
   g.src.height = 2160;
@@ -694,6 +695,12 @@ GST_START_TEST (test_ref_invalid_arguments)
   fail_unless (cip::boxfilter_pick (g) == BoxAlgorithm::fused);
   g.src.width = g.src.pitch = 1920;
   g.src.height = 1080;
+  fail_unless (cip::boxfilter_pick (g) == BoxAlgorithm::fused);
+  g.rx = g.ry = cip::boxfilter_direct_max_radius;   /* 1080p: direct to 16 */
+  fail_unless (cip::boxfilter_pick (g) == BoxAlgorithm::direct);
+  g.rx = g.ry = cip::boxfilter_direct_max_radius + 1;
+  g.src.width = g.src.pitch = 1280;
+  g.src.height = 720;
   fail_unless (cip::boxfilter_pick (g) == BoxAlgorithm::sat);
   g.src.height = 4000;            /* narrow: never measured, sat */
   fail_unless (cip::boxfilter_pick (g) == BoxAlgorithm::sat);
