@@ -47,7 +47,8 @@ constexpr int kBoxFusedMaxWidth = 8192;
 
 /* Whether BoxAlgorithm::fused serves this plane (else it runs sat): 8-bit
  * samples, step 1, source address and pitch multiples of 4, width up to
- * kBoxFusedMaxWidth, height up to kSatTiledMaxSide, and no precomputed SAT
+ * kBoxFusedMaxWidth, height up to kSatTiledMaxSide, the last sample less
+ * than 2^32 bytes after the first (32-bit row offsets), no precomputed SAT
  * (the workspace then has no scratch for the tile tables; sat reads the
  * table). On a device whose blocks cannot hold the kernel's four shared
  * rows (sm_75 above 3968 columns, sm_86/89 above 6272) boxfilter() runs sat

@@ -102,9 +102,12 @@ box_get_tuning ()
 bool
 box_fused_serves (const BoxPlane &p)
 {
+  /* the kernel's row offsets are 32-bit */
   return !p.sat && sat_tiled_serves (p.src) &&
       p.src.width <= kBoxFusedMaxWidth && (uintptr_t) p.src.data % 4 == 0 &&
-      p.src.pitch % 4 == 0;
+      p.src.pitch % 4 == 0 && p.src.height > 0 &&
+      (uint64_t) (p.src.height - 1) * p.src.pitch + (uint64_t) p.src.width <=
+      UINT32_MAX;
 }
 
 BoxAlgorithm

@@ -1405,10 +1405,15 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
       return Status::unsupported;       /* 16-bit planes: sat or sliding */
     sliding[i] = a == BoxAlgorithm::sliding;
     /* fused on a device whose blocks cannot hold its shared rows (sm_75
-     * opts in to 64 KiB: widths above 3968) runs sat */
+     * opts in to 64 KiB: widths above 3968) runs sat, or direct where
+     * automatic chose fused over it (radius 15-16) */
     fused[i] = a == BoxAlgorithm::fused && fused_smem ((p.src.width +
             kFusedTW - 1) / kFusedTW) <= (size_t) detail::max_optin_smem ();
-    direct[i] = a == BoxAlgorithm::direct;
+    direct[i] = a == BoxAlgorithm::direct ||
+        (a == BoxAlgorithm::fused && !fused[i] &&
+        algo == BoxAlgorithm::automatic &&
+        p.rx <= boxfilter_direct_max_radius &&
+        p.ry <= boxfilter_direct_max_radius);
     if (!direct[i])
       continue;
     if (p.rx > boxfilter_direct_max_radius || p.ry > boxfilter_direct_max_radius)

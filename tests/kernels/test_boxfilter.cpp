@@ -676,6 +676,14 @@ GST_START_TEST (test_ref_invalid_arguments)
   fail_unless (cip::detail::box_resolve (g, BoxAlgorithm::fused) ==
       BoxAlgorithm::sat);
   g = f;
+  g.src.pitch = (size_t) 1 << 20;  /* offsets past 2^32: sat */
+  g.src.height = 4097;
+  fail_unless (cip::detail::box_resolve (g, BoxAlgorithm::fused) ==
+      BoxAlgorithm::sat);
+  g.src.height = 4096;
+  fail_unless (cip::detail::box_resolve (g, BoxAlgorithm::fused) ==
+      BoxAlgorithm::fused);
+  g = f;
   g.src.pitch += 2;               /* rows not whole words */
   fail_unless (cip::detail::box_resolve (g, BoxAlgorithm::fused) ==
       BoxAlgorithm::sat);
