@@ -157,14 +157,14 @@ main (int argc, char **argv)
   const int npp_max_radius = parse_npp_max_radius (argc, argv);
   /* --fused-rows N, --fused-warps N: rows and warps per block of the fused
    * kernel (0: automatic) */
+  cip::detail::BoxTuning tune = cip::detail::box_get_tuning ();
   for (int i = 1; i + 1 < argc; i++) {
-    cip::detail::BoxTuning t = cip::detail::box_get_tuning ();
     if (!strcmp (argv[i], "--fused-rows"))
-      t.fused_rows = atoi (argv[i + 1]);
+      tune.fused_rows = atoi (argv[i + 1]);
     else if (!strcmp (argv[i], "--fused-warps"))
-      t.fused_warps = atoi (argv[i + 1]);
-    cip::detail::box_set_tuning (t);
+      tune.fused_warps = atoi (argv[i + 1]);
   }
+  cip::detail::box_set_tuning (tune);
   std::vector<Size> sizes = { {1920, 1080}, {3840, 2160}, {7680, 4320} };
   if (args.quick) {
     sizes = { {3840, 2160} };

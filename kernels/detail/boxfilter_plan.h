@@ -52,7 +52,7 @@ constexpr int kBoxFusedMaxWidth = 8192;
  * (the workspace then has no scratch for the tile tables; sat reads the
  * table). On a device whose blocks cannot hold the kernel's four shared
  * rows (sm_75 above 3968 columns, sm_86/89 above 6272) boxfilter() runs sat
- * too. */
+ * too, or direct where automatic chose fused at radius 15-16. */
 bool box_fused_serves (const BoxPlane &p);
 
 /* The algorithm boxfilter() runs for this plane: automatic resolved by

@@ -21,6 +21,24 @@ warp_inclusive_scan (T v, int lane)
   return v;
 }
 
+/* The same for uint32_t, the CUB way: the shuffle's predicate says whether
+ * the source lane exists, so a step is two instructions (shuffle and a
+ * predicated add) where the generic one also selects. For hot loops. */
+__device__ __forceinline__ uint32_t
+warp_inclusive_scan_u32 (uint32_t v)
+{
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    uint32_t r;
+    asm ("{\n\t.reg .u32 t;\n\t.reg .pred p;\n\t"
+        "shfl.sync.up.b32 t|p, %1, %2, 0, -1;\n\t"
+        "@p add.u32 t, t, %1;\n\t"
+        "mov.u32 %0, t;\n\t}" : "=r" (r) : "r" (v), "r" (d));
+    v = r;
+  }
+  return v;
+}
+
 /* Same over the first N lanes only (N a power of two <= 32); lanes >= N get
  * partial sums of their own group of N and must ignore them. */
 template <int N, typename T>

@@ -605,16 +605,16 @@ struct FusedParams {
   detail::BoxDivisor div_full;
 };
 
-/* box_round_div with a one-instruction reciprocal (MUFU, at most 1 ulp off
- * instead of IEEE's several instructions): the float estimate of the
- * quotient (<= 256) is still within 1 of the floor, and box_round_div's
- * correction step makes it exact, so the result is the same. */
-__device__ __forceinline__ uint32_t
-box_round_div_fast (uint32_t sum, uint32_t area)
+/* 1 / area in one instruction (MUFU, at most 1 ulp off instead of IEEE's
+ * several instructions): box_round_div's float estimate of the quotient
+ * (<= 256) is still within 1 of the floor, and its correction step makes
+ * it exact, so the result is the same as with box_rcp. */
+__device__ __forceinline__ float
+box_rcp_fast (uint32_t area)
 {
   float r;
   asm ("rcp.approx.ftz.f32 %0, %1;" : "=f" (r) : "f" ((float) area));
-  return box_round_div (sum, area, r);
+  return r;
 }
 
 /* Byte k of w, zero-extended (one PRMT). */
@@ -763,23 +763,6 @@ taps4_edge (const uint32_t *sp, int i, int W, bool rep, uint32_t (&v)[4])
     v[k] = c < 0 ? (uint32_t) c * v0 : c > W ? pw + (uint32_t) (c - W) * vw :
         q[k];
   }
-}
-
-/* Inclusive scan over the warp, the CUB way: the shuffle's predicate says
- * whether the source lane exists (two instructions a step, no select). */
-__device__ __forceinline__ uint32_t
-warp_scan_pred (uint32_t v)
-{
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    uint32_t r;
-    asm ("{\n\t.reg .u32 t;\n\t.reg .pred p;\n\t"
-        "shfl.sync.up.b32 t|p, %1, %2, 0, -1;\n\t"
-        "@p add.u32 t, t, %1;\n\t"
-        "mov.u32 %0, t;\n\t}" : "=r" (r) : "r" (v), "r" (d));
-    v = r;
-  }
-  return v;
 }
 
 /* One tile's words of the rows entering and leaving the window of row yn,
@@ -948,7 +931,8 @@ box_fused (const __grid_constant__ FusedParams P)
           continue;
         const uint32_t a0 = v[j][0], a1 = a0 + v[j][1], a2 = a1 + v[j][2],
             a3 = a2 + v[j][3];
-        const uint32_t e = base[j] + warp_scan_pred (a3) - a3;
+        const uint32_t e = base[j] + detail::warp_inclusive_scan_u32 (a3) -
+            a3;
         sts128 (sp + kFusedTW * t + 4 * lane, e, e + a0, e + a1, e + a2);
         if (t == ntx - 1 && lane == 31)
           sp[kFusedTW * ntx] = e + a3;  /* P(W): columns past W are zero */
@@ -1001,9 +985,7 @@ box_fused (const __grid_constant__ FusedParams P)
             const BoxSpan sy = box_span (yr, ry, H);
             const uint32_t area = (uint32_t) (2 * rx + 1) *
                 (uint32_t) (sy.hi - sy.lo);
-            float rcp;
-            asm ("rcp.approx.ftz.f32 %0, %1;" : "=f" (rcp) :
-                "f" ((float) area));
+            const float rcp = box_rcp_fast (area);
             out = pack4 (box_round_div (rr[0] - l[0], area, rcp),
                 box_round_div (rr[1] - l[1], area, rcp),
                 box_round_div (rr[2] - l[2], area, rcp),
@@ -1017,7 +999,7 @@ box_fused (const __grid_constant__ FusedParams P)
             for (int k = 0; k < 4; k++) {
               const uint32_t area = rep ? P.full_area : ah * (uint32_t)
                   (min (x + k + or_tap, W) - max (x + k + ol_tap, 0));
-              q[k] = box_round_div_fast (rr[k] - l[k], area);
+              q[k] = box_round_div (rr[k] - l[k], area, box_rcp_fast (area));
             }
             out = pack4 (q[0], q[1], q[2], q[3]);
           }
