@@ -8,7 +8,8 @@
  *
  * Variants: auto (what the element runs), sat (SAT + gather, the SAT
  * recomputed every call), gather (sat with a precomputed SAT: the gather
- * kernel alone), direct (r <= 16), sliding (no table), integral
+ * kernel alone), direct (r <= 16), dtile (direct's shared-memory tile kernel
+ * at r <= 3, where direct runs its registers kernel), sliding (no table), integral
  * (cip::integral u32 alone, once per size), npp (replicate only: NPP has no
  * clipped-window mean; radii up to --npp-max-radius, default 100: a 1001x1001
  * mask takes seconds a call). After each radius a "fastest" line names the
@@ -275,11 +276,13 @@ main (int argc, char **argv)
           const char *name;
           cip::BoxAlgorithm algo;
           bool presat;
+          bool tile;            /* direct's shared-memory tile kernel */
         };
         const Variant variants[] = { {"auto", cip::BoxAlgorithm::automatic, false},
           {"sat", cip::BoxAlgorithm::sat, false},
           {"gather", cip::BoxAlgorithm::sat, true},
           {"direct", cip::BoxAlgorithm::direct, false},
+          {"dtile", cip::BoxAlgorithm::direct, false, true},
           {"sliding", cip::BoxAlgorithm::sliding, false},
           {"fused", cip::BoxAlgorithm::fused, false} };
         std::string fastest;
@@ -287,6 +290,11 @@ main (int argc, char **argv)
         for (const Variant &v : variants) {
           if (v.algo == cip::BoxAlgorithm::direct && r > cip::boxfilter_direct_max_radius)
             continue;
+          if (v.tile && r > 3)
+            continue;           /* the same kernel as "direct" there */
+          cip::detail::BoxTuning vt = tune;
+          vt.direct_tile = v.tile ? 1 : 0;
+          cip::detail::box_set_tuning (vt);
           cip::BoxPlane p = proto;
           p.rx = p.ry = r;
           if (v.presat) {
@@ -317,6 +325,7 @@ main (int argc, char **argv)
           if (v.algo == cip::BoxAlgorithm::automatic)
             notes = cip::box_algorithm_name (cip::boxfilter_pick (p));
           report (bname, r, res, notes);
+          cip::detail::box_set_tuning (tune);
           if (v.algo != cip::BoxAlgorithm::automatic && !v.presat && res.verified &&
               (fastest.empty () || res.b2b_ms < fastest_ms)) {
             fastest = v.name;

@@ -142,6 +142,33 @@ box_round_div_magic (uint32_t sum, const BoxDivisor &v)
 #endif
 }
 
+/* (sum + area/2) / area for small constant areas, d = area < 256, as the top
+ * byte of one 32-bit multiply-add: with m = ceil(2^24 / d) = (2^24 + e) / d,
+ * 0 <= e < d, and n = sum + d/2 <= 255.5 d,
+ *   n * m / 2^24 = n / d + n * e / (d * 2^24),
+ * whose second term is below 256 d / 2^24 < 1 / d (d < 256), too little to
+ * reach the next integer; and n * m <= 255.5 * 2^24 + 255.5 d < 2^32. The
+ * quotient is then byte 3 of sum * m + c, c = (d/2) * m: the registers
+ * kernel (radii up to 7, areas up to 225) extracts it with a byte permute. */
+struct BoxByteDivisor {
+  uint32_t m, c;
+};
+
+CIP_BOX_HD BoxByteDivisor
+box_byte_divisor (uint32_t d)
+{
+  BoxByteDivisor v;
+  v.m = ((1u << 24) + d - 1) / d;
+  v.c = (d >> 1) * v.m;
+  return v;
+}
+
+CIP_BOX_HD uint32_t
+box_round_div_byte (uint32_t sum, const BoxByteDivisor &v)
+{
+  return (sum * v.m + v.c) >> 24;
+}
+
 /* Output of pixel (x, y) of a w x h plane from its SAT. full_area and
  * rcp_full = box_rcp(full_area) are (2rx+1)(2ry+1) and its reciprocal. */
 template <class Sat>

@@ -55,6 +55,17 @@ constexpr int kBoxFusedMaxWidth = 8192;
  * too, or direct where automatic chose fused at radius 15-16. */
 bool box_fused_serves (const BoxPlane &p);
 
+/* Direct's registers kernel serves rx, ry up to this (its 16-bit pair sums
+ * hold (2r+1)^2 * 255 up to r = 7; the neighbour words it shuffles hold 3
+ * samples). */
+constexpr int kBoxRegMaxRadius = 3;
+
+/* Whether BoxAlgorithm::direct runs this plane with its registers kernel
+ * (else its shared-memory tile kernel): 8-bit samples, step 1 source and
+ * destination, their addresses and pitches multiples of 4, rx and ry up to
+ * kBoxRegMaxRadius, and BoxTuning::direct_tile off. */
+bool box_direct_registers (const BoxPlane &p);
+
 /* The algorithm boxfilter() runs for this plane: automatic resolved by
  * boxfilter_pick, fused moved to sat where it does not serve. */
 BoxAlgorithm box_resolve (const BoxPlane &p, BoxAlgorithm algo);
@@ -78,6 +89,8 @@ struct BoxTuning {
   int fused_rows = 0;           /* output rows per block of the fused kernel */
   int fused_warps = 0;          /* its warps per block (1 .. 32, raised to
                                    half the tiles: a warp takes at most two) */
+  int direct_tile = 0;          /* 1: direct runs its shared-memory tile
+                                   kernel where the registers one serves */
 };
 void box_set_tuning (const BoxTuning &t);
 BoxTuning box_get_tuning ();

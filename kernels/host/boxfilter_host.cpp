@@ -110,6 +110,15 @@ box_fused_serves (const BoxPlane &p)
       UINT32_MAX;
 }
 
+bool
+box_direct_registers (const BoxPlane &p)
+{
+  return g_box_tuning.direct_tile == 0 && p.src.is_8bit () &&
+      p.src.step == 1 && p.dst_step == 1 && p.rx <= kBoxRegMaxRadius &&
+      p.ry <= kBoxRegMaxRadius && (((uintptr_t) p.src.data | p.src.pitch |
+              (uintptr_t) p.dst | p.dst_pitch) & 3) == 0;
+}
+
 BoxAlgorithm
 box_resolve (const BoxPlane &p, BoxAlgorithm algo)
 {

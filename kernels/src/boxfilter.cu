@@ -1,5 +1,6 @@
 /* Box filter on the GPU: per-plane u32 SATs (cip::integral) and one gather
- * kernel for all planes, one direct shared-memory kernel for small radii,
+ * kernel for all planes, one direct shared-memory kernel for small radii
+ * (and a registers kernel for the smallest),
  * one sliding-sum kernel without a table, or per plane the tiled SAT's tile
  * sums and one fused output kernel (no table). The per-pixel arithmetic is
  * detail/boxfilter_math.h (and detail/boxfilter_sliding.h), shared with the
@@ -7,7 +8,9 @@
 #include "cip/boxfilter.h"
 #include "cip/integral.h"
 
+#include <array>
 #include <type_traits>
+#include <utility>
 
 #include "detail/boxfilter_math.h"
 #include "detail/boxfilter_plan.h"
@@ -27,6 +30,18 @@ using detail::box_round_div;
 namespace {
 
 constexpr unsigned kFull = 0xffffffffu;
+
+/* 1 / area in one instruction (MUFU, at most 1 ulp off instead of IEEE's
+ * several instructions): box_round_div's float estimate of the quotient
+ * (<= 256) is still within 1 of the floor, and its correction step makes
+ * it exact, so the result is the same as with box_rcp. */
+__device__ __forceinline__ float
+box_rcp_fast (uint32_t area)
+{
+  float r;
+  asm ("rcp.approx.ftz.f32 %0, %1;" : "=f" (r) : "f" ((float) area));
+  return r;
+}
 
 /* ---- SAT gather ----------------------------------------------------------
  * A warp walks along one output row, 256 outputs per step (8 per lane), up to
@@ -552,6 +567,298 @@ box_direct (const __grid_constant__ DirectParams P)
   }
 }
 
+/* ---- direct in registers (radii up to kRegMaxR) ---------------------------
+ * Planar 8-bit planes with 4-byte aligned rows (address and pitch of source
+ * and destination) at rx, ry <= kRegMaxR: no shared memory, no barrier. A
+ * warp owns a strip of 120 columns (a 4-byte word for each of lanes 1-30;
+ * lanes 0 and 31 load the words either side) and reg_rows(ry) output rows. It
+ * issues the loads of all reg_rows(ry) + 2ry source words of its lanes at once
+ * (a small window is memory-bound: the loads in flight are what counts),
+ * takes the neighbouring words by shuffle, sums rows and columns as packed 16-bit pairs
+ * (at most (2r+1)^2 * 255 < 2^16) and divides by the constant area with
+ * detail::box_round_div_byte, a multiply-add whose top byte is the output.
+ * Clipped windows (clip, at the edges) divide per sample by their area. A
+ * block is kRegWarps warps on consecutive bands of one strip (their halo
+ * rows meet in L1). */
+constexpr int kRegMaxR = detail::kBoxRegMaxRadius;
+constexpr int kRegWarps = 4;
+/* Output rows a warp: 8 (12 blocks an SM: at most 40 registers), 12 for
+ * ry = 3 (whose 2ry halo rows would cost more; 10 blocks). Measured on an
+ * H100 against 16 and 24 rows, 8-12 blocks (bench/RESULTS.md, round 14). */
+__host__ __device__ constexpr int
+reg_rows (int ry)
+{
+  return ry >= 3 ? 12 : 8;
+}
+__host__ __device__ constexpr int
+reg_min_blocks (int ry)
+{
+  return ry >= 3 ? 10 : 12;
+}
+constexpr int kRegStripW = 120;        /* 30 lanes' words */
+static_assert ((2 * kRegMaxR + 1) * (2 * kRegMaxR + 1) * 255 < 65536 &&
+    kRegMaxR < 4, "16-bit pair sums; neighbours one word away");
+
+struct RegPlane {
+  const uint8_t *src;
+  size_t src_pitch;
+  uint8_t *dst;
+  size_t dst_pitch;
+  int w, h;
+  int strips, block_begin;
+};
+
+struct RegParams {
+  RegPlane p[boxfilter_max_planes];
+  int n;
+  int replicate;
+  detail::BoxByteDivisor div;   /* (2rx+1)(2ry+1): one radius per launch */
+};
+
+/* The 4 samples from column x of a row, x < w; past the row's end (x + 4 >
+ * w) the last sample repeated (replicate) or 0 (clip), read one by one. */
+__device__ __forceinline__ uint32_t
+reg_word (const uint8_t *row, int x, int w, bool replicate)
+{
+  if (x + 4 <= w)
+    return __ldg (reinterpret_cast<const uint32_t *> (row + x));
+  const int n = w - x;
+  uint32_t v = __ldg (row + x);
+  if (n > 1)
+    v |= (uint32_t) __ldg (row + x + 1) << 8;
+  if (n > 2)
+    v |= (uint32_t) __ldg (row + x + 2) << 16;
+  if (replicate)
+    v = __byte_perm (v, 0, n == 1 ? 0x0000 : n == 2 ? 0x1110 : 0x2210);
+  return v;
+}
+
+/* Samples (b[o], b[o+2]) as a packed pair, o = -4 .. 7 relative to the
+ * lane's first sample: e[q+1] / od[q+1] hold the even / odd samples of
+ * word q (-1, 0, 1) as pairs. o is a constant after unrolling. */
+__device__ __forceinline__ uint32_t
+reg_pair (int o, const uint32_t *e, const uint32_t *od)
+{
+  const int q = (o + 4) / 4 - 1, r = o - 4 * q;
+  switch (r) {
+    case 0: return e[q + 1];
+    case 1: return od[q + 1];
+    case 2: return __funnelshift_r (e[q + 1], e[q + 2], 16);
+    default: return __funnelshift_r (od[q + 1], od[q + 2], 16);
+  }
+}
+
+/* A lane's view of the frame's left and right edges. */
+struct RegLane {
+  bool left_edge, right_edge, replicate;
+  uint32_t right_sel;           /* byte permute selecting sample w-1 of C */
+};
+
+/* The words left and right of the lane's word C, by shuffle (every lane
+ * takes part), past the frame's edges its edge sample (replicate) or 0. */
+__device__ __forceinline__ void
+reg_neighbours (uint32_t C, const RegLane &ln, uint32_t &L, uint32_t &R)
+{
+  L = __shfl_up_sync (kFull, C, 1);
+  R = __shfl_down_sync (kFull, C, 1);
+  if (ln.left_edge)
+    L = ln.replicate ? __byte_perm (C, 0, 0x0000) : 0;
+  if (ln.right_edge)
+    R = ln.replicate ? __byte_perm (C, 0, ln.right_sel) : 0;
+}
+
+/* Horizontal window sums of the lane's 4 samples as packed pairs: se for
+ * samples 0 and 2, so for 1 and 3. */
+template <int RX>
+__device__ __forceinline__ void
+reg_hsum (uint32_t C, uint32_t L, uint32_t R, uint32_t &se, uint32_t &so)
+{
+  const uint32_t ev[3] = { __byte_perm (L, 0, 0x4240),
+    __byte_perm (C, 0, 0x4240), __byte_perm (R, 0, 0x4240) };
+  const uint32_t od[3] = { __byte_perm (L, 0, 0x4341),
+    __byte_perm (C, 0, 0x4341), __byte_perm (R, 0, 0x4341) };
+  se = 0;
+  so = 0;
+#pragma unroll
+  for (int d = -RX; d <= RX; d++) {
+    se += reg_pair (d, ev, od);
+    so += reg_pair (d + 1, ev, od);
+  }
+}
+
+/* The 4 outputs from the window sums (pairs ve: samples 0, 2; vo: 1, 3):
+ * byte 3 of each sum * m + k (detail::box_round_div_byte; a divisor per
+ * column). */
+__device__ __forceinline__ uint32_t
+reg_divide (uint32_t ve, uint32_t vo, const uint32_t *m, const uint32_t *k)
+{
+  return __byte_perm (
+      __byte_perm ((ve & 0xffffu) * m[0] + k[0], (vo & 0xffffu) * m[1] + k[1],
+          0x0073),
+      __byte_perm ((ve >> 16) * m[2] + k[2], (vo >> 16) * m[3] + k[3], 0x0073),
+      0x5410);
+}
+
+/* Rows y0 .. y0 + reg_rows(RY) - 1 of a lane's 4 columns (lanes 1-30 store):
+ * all loads first (clamped rows for replicate, zero rows outside the frame
+ * for clip), then the rows' horizontal sums into a ring of the window's
+ * rows and each output from their sum. GENERIC: rows of the window may be
+ * outside the frame, output rows past the bottom, the row's last words
+ * partial, and clip windows cut by the top or bottom divide one by one;
+ * otherwise (all other bands) none of that is checked. */
+template <int RX, int RY, bool GENERIC>
+__device__ __forceinline__ void
+reg_band (const RegPlane &D, int y0, int x, bool in, bool out_lane,
+    bool whole, const RegLane &ln, const uint32_t *m, const uint32_t *k)
+{
+  constexpr int NR = reg_rows (RY) + 2 * RY;
+  const int w = D.w, h = D.h;
+  const bool replicate = ln.replicate;
+  uint32_t c[NR];
+#pragma unroll
+  for (int i = 0; i < NR; i++) {
+    if (!GENERIC) {
+      const uint8_t *row = D.src + (size_t) (y0 - RY + i) * D.src_pitch;
+      c[i] = in ? __ldg (reinterpret_cast<const uint32_t *> (row + x)) : 0;
+      continue;
+    }
+    const int gy = y0 - RY + i;
+    const int cy = gy < 0 ? 0 : (gy >= h ? h - 1 : gy);
+    const uint8_t *row = D.src + (size_t) cy * D.src_pitch;
+    c[i] = 0;
+    if (in && (replicate || gy == cy))
+      c[i] = whole ? __ldg (reinterpret_cast<const uint32_t *> (row + x)) :
+          reg_word (row, x, w, replicate);
+  }
+  uint8_t *drow = D.dst + (size_t) y0 * D.dst_pitch + (out_lane ? x : 0);
+  uint32_t he[2 * RY + 1] = {}, ho[2 * RY + 1] = {};
+#pragma unroll
+  for (int i = 0; i < NR; i++) {
+    uint32_t L, R;
+    reg_neighbours (c[i], ln, L, R);
+    /* the ring of the window's rows, oldest first */
+#pragma unroll
+    for (int j = 0; j < 2 * RY; j++) {
+      he[j] = he[j + 1];
+      ho[j] = ho[j + 1];
+    }
+    reg_hsum<RX> (c[i], L, R, he[2 * RY], ho[2 * RY]);
+    if (i < 2 * RY)
+      continue;
+    const int y = y0 + i - 2 * RY;
+    if (GENERIC && y >= h)
+      break;                    /* uniform in the warp */
+    uint32_t ve = 0, vo = 0;
+#pragma unroll
+    for (int j = 0; j <= 2 * RY; j++) {
+      ve += he[j];
+      vo += ho[j];
+    }
+    uint32_t out;
+    if (!GENERIC || replicate || (y >= RY && y < h - RY)) {
+      out = reg_divide (ve, vo, m, k);
+    } else {
+      /* clip windows cut by the top or bottom: one by one */
+      const BoxSpan sy = box_span (y, RY, h);
+      const uint32_t s[4] = { ve & 0xffffu, vo & 0xffffu, ve >> 16, vo >> 16 };
+      out = 0;
+#pragma unroll
+      for (int j = 0; j < 4; j++) {
+        const BoxSpan sx = box_span (x + j, RX, w);
+        const uint32_t area = (uint32_t) (sx.hi - sx.lo) *
+            (uint32_t) (sy.hi - sy.lo);
+        out |= box_round_div (s[j], area, box_rcp_fast (area)) << (8 * j);
+      }
+    }
+    if (out_lane) {
+      if (!GENERIC || x + 4 <= w) {
+        *reinterpret_cast<uint32_t *> (drow) = out;
+      } else {
+        for (int j = 0; j < w - x; j++)
+          drow[j] = (uint8_t) (out >> (8 * j));
+      }
+    }
+    drow += D.dst_pitch;
+  }
+}
+
+template <int RX, int RY>
+__global__ void __launch_bounds__ (32 * kRegWarps, reg_min_blocks (RY))
+box_reg (const __grid_constant__ RegParams P)
+{
+  int b = blockIdx.x, pi = 0;
+  for (int i = 1; i < P.n; i++)
+    if (b >= P.p[i].block_begin)
+      pi = i;
+  const RegPlane &D = P.p[pi];
+  b -= D.block_begin;
+  const int group = b / D.strips, strip = b - group * D.strips;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int w = D.w, h = D.h;
+  const int y0 = (group * kRegWarps + warp) * reg_rows (RY);
+  if (y0 >= h)
+    return;                     /* the whole warp: no barrier in this kernel */
+  const bool replicate = P.replicate != 0;
+  /* lanes 1 .. 30 own the strip's 120 columns; lanes 0 and 31 load the
+   * words either side (their neighbours' halo) */
+  const int x = strip * kRegStripW + 4 * (lane - 1);
+  const bool in = x >= 0 && x < w;
+  const bool out_lane = in && lane >= 1 && lane <= 30;
+  RegLane ln;
+  ln.replicate = replicate;
+  ln.left_edge = x == 0;
+  ln.right_edge = x + 4 >= w;
+  ln.right_sel = (uint32_t) (in && ln.right_edge ? w - 1 - x : 0) * 0x1111u;
+  /* a divisor per output column: the full window's, or for clip at the
+   * left and right edges the clipped width's (rows whose window the top or
+   * bottom cuts divide one by one) */
+  uint32_t m[4], k[4];
+#pragma unroll
+  for (int j = 0; j < 4; j++) {
+    m[j] = P.div.m;
+    k[j] = P.div.c;
+  }
+  if (!replicate && out_lane && (x < RX || x + 4 + RX > w)) {
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      const BoxSpan sx = box_span (x + j, RX, w);
+      const detail::BoxByteDivisor dv = detail::box_byte_divisor (
+          (uint32_t) (sx.hi - sx.lo) * (uint32_t) (2 * RY + 1));
+      m[j] = dv.m;
+      k[j] = dv.c;
+    }
+  }
+  /* whether every word the warp reads is whole (else the row's last words
+   * are read one sample at a time) */
+  const int wf = w & ~3;
+  const bool whole = wf == w || strip * kRegStripW + kRegStripW + 4 <= wf;
+  if (whole && y0 >= RY && y0 + reg_rows (RY) + RY <= h)
+    reg_band<RX, RY, false> (D, y0, x, in, out_lane, whole, ln, m, k);
+  else
+    reg_band<RX, RY, true> (D, y0, x, in, out_lane, whole, ln, m, k);
+}
+
+using RegKernel = void (*) (const RegParams);
+
+template <int RX, int... RY>
+constexpr std::array<RegKernel, sizeof... (RY)>
+reg_row (std::integer_sequence<int, RY...>)
+{
+  return { &box_reg<RX, RY>... };
+}
+
+/* box_reg<rx, ry> for rx, ry = 0 .. kRegMaxR */
+RegKernel
+reg_kernel (int rx, int ry)
+{
+  using Seq = std::make_integer_sequence<int, kRegMaxR + 1>;
+  static const std::array<RegKernel, kRegMaxR + 1> rows[kRegMaxR + 1] = {
+    reg_row<0> (Seq {}), reg_row<1> (Seq {}), reg_row<2> (Seq {}),
+    reg_row<3> (Seq {}) };
+  static_assert (kRegMaxR == 3, "one row per rx");
+  return rows[rx][ry];
+}
+
 int
 div_up (int a, int b)
 {
@@ -604,18 +911,6 @@ struct FusedParams {
   uint32_t full_area;
   detail::BoxDivisor div_full;
 };
-
-/* 1 / area in one instruction (MUFU, at most 1 ulp off instead of IEEE's
- * several instructions): box_round_div's float estimate of the quotient
- * (<= 256) is still within 1 of the floor, and its correction step makes
- * it exact, so the result is the same as with box_rcp. */
-__device__ __forceinline__ float
-box_rcp_fast (uint32_t area)
-{
-  float r;
-  asm ("rcp.approx.ftz.f32 %0, %1;" : "=f" (r) : "f" ((float) area));
-  return r;
-}
 
 /* Byte k of w, zero-extended (one PRMT). */
 template <int K>
@@ -1374,7 +1669,7 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
     return Status::invalid_argument;
 
   bool direct[boxfilter_max_planes] = {}, sliding[boxfilter_max_planes] = {},
-      fused[boxfilter_max_planes] = {};
+      fused[boxfilter_max_planes] = {}, reg[boxfilter_max_planes] = {};
   BoxAlgorithm resolved[boxfilter_max_planes];
   detail::box_resolve_call (planes, n_planes, algo, resolved);
   int max_rx = 0, max_ry = 0;
@@ -1400,6 +1695,11 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
       continue;
     if (p.rx > boxfilter_direct_max_radius || p.ry > boxfilter_direct_max_radius)
       return Status::unsupported;
+    if (detail::box_direct_registers (p)) {
+      reg[i] = true;
+      direct[i] = false;
+      continue;
+    }
     max_rx = p.rx > max_rx ? p.rx : max_rx;
     max_ry = p.ry > max_ry ? p.ry : max_ry;
   }
@@ -1498,9 +1798,46 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
     CIP_LAUNCH_CHECK (stream, "boxfilter gather (16-bit)");
   }
 
+  /* registers kernel: one launch per radius among its planes */
+  bool reg_todo[boxfilter_max_planes];
+  for (int i = 0; i < n_planes; i++)
+    reg_todo[i] = reg[i];
+  for (int i = 0; i < n_planes; i++) {
+    if (!reg_todo[i])
+      continue;
+    RegParams rp = {};
+    rp.replicate = replicate ? 1 : 0;
+    rp.div = detail::box_byte_divisor ((uint32_t) (2 * planes[i].rx + 1) *
+        (uint32_t) (2 * planes[i].ry + 1));
+    long long blocks = 0;
+    for (int j = i; j < n_planes; j++) {
+      const BoxPlane &p = planes[j];
+      if (!reg_todo[j] || p.rx != planes[i].rx || p.ry != planes[i].ry)
+        continue;
+      reg_todo[j] = false;
+      RegPlane &q = rp.p[rp.n++];
+      q.src = p.src.data;
+      q.src_pitch = p.src.pitch;
+      q.dst = p.dst;
+      q.dst_pitch = p.dst_pitch;
+      q.w = p.src.width;
+      q.h = p.src.height;
+      q.strips = div_up (q.w, kRegStripW);
+      q.block_begin = (int) blocks;
+      blocks += (long long) q.strips * div_up (div_up (q.h,
+              reg_rows (planes[i].ry)), kRegWarps);
+    }
+    if (blocks > 0x7fffffffLL)
+      return Status::unsupported;
+    reg_kernel (planes[i].rx, planes[i].ry)
+        <<<(unsigned) blocks, 32 * kRegWarps, 0, stream>>> (rp);
+    CIP_LAUNCH_CHECK (stream, "boxfilter direct (registers)");
+  }
+
   for (int i = 0; i < n_planes; i++) {
     const BoxPlane &p = planes[i];
-    if (detail::box_plane_empty (p) || p.src.bytes == 2 || sliding[i])
+    if (detail::box_plane_empty (p) || p.src.bytes == 2 || sliding[i] ||
+        reg[i])
       continue;
     if (fused[i]) {
       st = sm_count ();

@@ -301,6 +301,17 @@ GST_START_TEST (test_round_div)
   }
   check (255u * max_area, max_area);
   check (255u * max_area - 1, max_area);
+  /* box_round_div_byte (top byte of a multiply-add): every sum of every
+   * area below 256, which covers the registers kernel's (up to 49) */
+  for (uint32_t area = 1; area < 256; area++) {
+    const cip::detail::BoxByteDivisor bd = cip::detail::box_byte_divisor (area);
+    for (uint32_t sum = 0; sum <= 255u * area; sum++) {
+      const uint32_t want = (sum + area / 2) / area;
+      const uint32_t got = cip::detail::box_round_div_byte (sum, bd);
+      if (got != want)
+        fail ("byte divisor: sum %u area %u: %u != %u", sum, area, got, want);
+    }
+  }
 }
 GST_END_TEST;
 
@@ -1371,6 +1382,121 @@ GST_START_TEST (test_gpu_seams)
 }
 GST_END_TEST;
 
+/* Direct's registers kernel (rx, ry <= 3, planar, 4-byte aligned rows)
+ * for every radius pair it instantiates, against the reference and against
+ * the tile kernel: sizes around its 4-sample words and 128-column strips
+ * and 16-row bands (1x1, partial last words, one strip plus one word),
+ * padded source rows (whole words; the device copy ends at the last row's
+ * last sample, so a read past it leaves the allocation) and padded,
+ * poisoned destinations; all-255 frames reach the largest pair sums. Then
+ * one call of five planes: two radii (two launches of it), a plane it does
+ * not serve (odd pitch: the tile kernel) and a step-2 view beside them. */
+GST_START_TEST (test_gpu_direct_registers)
+{
+  cudaStream_t stream;
+  CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  Workspace ws;
+  const bool sm = cip_test_small ();
+  std::vector<testutil::Size> sizes = { {1, 1}, {2, 3}, {3, 2}, {5, 17},
+    {8, 33}, {127, 16}, {128, 15}, {129, 64}, {130, 65}, {259, 31},
+    {1001, 47} };
+  if (!sm)
+    sizes.insert (sizes.end (), { {4, 4}, {7, 1}, {131, 2}, {255, 97},
+        {1920, 66}, {3841, 35} });
+  const cip::detail::BoxTuning saved = cip::detail::box_get_tuning ();
+  for (const testutil::Size &sz : sizes)
+    for (Content c : { Content::random, Content::all255, Content::natural }) {
+      if (sm && c == Content::natural)
+        continue;
+      const size_t pad = 4 + (4 - sz.w % 4) % 4;
+      HostImage src = testutil::make_image (sz.w, sz.h, c, 61, 1, pad);
+      const size_t tight = (size_t) (sz.h - 1) * src.pitch + sz.w;
+      DevBuf dsrc (tight);
+      dsrc.upload (src.bytes.data (), tight);
+      for (int rx = 0; rx <= cip::detail::kBoxRegMaxRadius; rx++)
+        for (int ry = 0; ry <= cip::detail::kBoxRegMaxRadius; ry++)
+          for (BoxBorder b : borders)
+            for (int tile : { 0, 1 }) {
+              if (sm && tile && (rx != ry || c != Content::random))
+                continue;
+              const Radius r { rx, ry };
+              HostImage dst = make_dst (sz.w, sz.h, 1,
+                  8 + (4 - sz.w % 4) % 4);
+              BoxPlane hp = plane_of (src.view (), dst, 0, r);
+              fail_unless (cip::ref::boxfilter (&hp, 1, b) == Status::ok);
+              cip::detail::BoxTuning t = saved;
+              t.direct_tile = tile;
+              cip::detail::box_set_tuning (t);
+              BoxPlane dp = hp;
+              dp.src = dev_view (src, dsrc, 0);
+              dp.dst = (uint8_t *) dsrc.p;     /* any aligned pointer */
+              fail_unless (cip::detail::box_direct_registers (dp) == !tile);
+              const std::string what = describe (tile ? "gpu direct tile" :
+                  "gpu direct registers", sz.w, sz.h, c, r, b);
+              const bool ok = gpu_run_matches (src, dsrc, 0, r, b,
+                  BoxAlgorithm::direct, SatMode::none, dst.bytes, dst, ws,
+                  stream, what);
+              cip::detail::box_set_tuning (saved);
+              fail_unless (ok, "%s", what.c_str ());
+            }
+    }
+
+  /* one call: planes 0 and 2 at (1, 1) (one launch), plane 1 at (2, 3)
+   * (another), plane 3 with an odd pitch and plane 4 a step-2 view (both the
+   * tile kernel) */
+  for (BoxBorder b : borders) {
+    const int W = 333, H = 71;
+    /* pitches: 340, 344, 336 (served), 335 (not) */
+    HostImage srcs[4] = { testutil::make_image (W, H, Content::natural, 5, 1, 7),
+      testutil::make_image (W + 8, H - 9, Content::random, 6, 1, 3),
+      testutil::make_image (W - 1, H + 3, Content::all255, 7, 1, 4),
+      testutil::make_image (W, H, Content::random, 8, 1, 2) };
+    HostImage uv = testutil::make_image (W / 2, H, Content::random, 9, 2, 6);
+    const Radius rr[5] = { {1, 1}, {2, 3}, {1, 1}, {1, 1}, {1, 1} };
+    HostImage hd[5] = { make_dst (W, H, 1, 3), make_dst (W + 8, H - 9, 1, 7),
+      make_dst (W - 1, H + 3, 1, 8), make_dst (W, H, 1, 3),
+      make_dst (W / 2, H, 2, 2) };
+    std::vector<std::unique_ptr<DevBuf>> ds, dd;
+    BoxPlane hp[5], dp[5];
+    for (int i = 0; i < 5; i++) {
+      const HostImage &s = i < 4 ? srcs[i] : uv;
+      ds.emplace_back (new DevBuf (s.bytes.size ()));
+      ds.back ()->upload (s.bytes);
+      dd.emplace_back (new DevBuf (hd[i].bytes.size ()));
+      hp[i] = plane_of (s.view (0), hd[i], 0, rr[i]);
+      dp[i] = hp[i];
+      dp[i].src = dev_view (s, *ds.back (), 0);
+      dp[i].dst = dd.back ()->p;
+    }
+    for (int i = 0; i < 5; i++)
+      fail_unless (cip::detail::box_direct_registers (dp[i]) == (i < 3),
+          "plane %d", i);
+    /* at most boxfilter_max_planes a call: planes 0-3, then 4 with 0 again */
+    const int calls[2][4] = { {0, 1, 2, 3}, {4, 0, -1, -1} };
+    for (const auto &cl : calls) {
+      BoxPlane hq[4], dq[4];
+      int n = 0;
+      for (int k = 0; k < 4 && cl[k] >= 0; k++, n++) {
+        hq[n] = hp[cl[k]];
+        dq[n] = dp[cl[k]];
+      }
+      fail_unless (cip::ref::boxfilter (hq, n, b) == Status::ok);
+      for (int k = 0; k < n; k++)
+        dd[cl[k]]->upload (inverted_samples (hd[cl[k]], 1));
+      size_t wsb = 0;
+      void *d_ws = ws.get (dq, n, &wsb);
+      fail_unless (cip::boxfilter (dq, n, b, d_ws, wsb, stream,
+              BoxAlgorithm::direct) == Status::ok, "%s", cip::last_cuda_error ());
+      CUDA_OK (cudaStreamSynchronize (stream));
+      for (int k = 0; k < n; k++)
+        fail_unless (dd[cl[k]]->download () == hd[cl[k]].bytes,
+            "mixed call plane %d %s", cl[k], cip::box_border_name (b));
+    }
+  }
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+GST_END_TEST;
+
 /* Frames whose u32 table wraps, on every algorithm and SAT form. */
 GST_START_TEST (test_gpu_wrapping_table)
 {
@@ -1577,6 +1703,7 @@ boxfilter_suite (void)
   tcase_add_test (gpu, test_gpu_16bit);
   tcase_add_test (gpu, test_gpu_sliding_tiles);
   tcase_add_test (gpu, test_gpu_seams);
+  tcase_add_test (gpu, test_gpu_direct_registers);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;

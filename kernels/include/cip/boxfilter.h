@@ -25,7 +25,9 @@
  *   straight from the 8-bit source; only for rx, ry <=
  *   boxfilter_direct_max_radius.
  *   Its time grows with the radius, but up to 16 it is faster than computing
- *   a SAT.
+ *   a SAT. Planar planes with 4-byte aligned rows at rx, ry <= 3 run a
+ *   kernel without shared memory instead (a warp slides its columns' sums
+ *   down in registers; one launch per radius among them).
  * - sliding: one kernel for all planes (8- and 16-bit) that reads the source
  *   and writes the output without any table: a block keeps vertical sliding
  *   sums of its tile's columns (plus the horizontal halo) and scans them per
@@ -129,9 +131,10 @@ BoxAlgorithm boxfilter_pick (const BoxPlane &plane);
  * and so is the sat algorithm (without a precomputed SAT) for planes that
  * cip::integral cannot serve. Empty planes are skipped. Launches: the SAT of
  * each plane that needs one (cip::integral), then one gather launch and/or
- * one direct launch and/or one sliding launch (per sample size) for all
- * planes, and three launches (tile sums, their scans, the output) per fused
- * plane. The sliding algorithm ignores a plane's precomputed SAT and uses
+ * one direct launch (and one per radius for the planes of its registers
+ * kernel) and/or one sliding launch (per sample size) for all planes, and
+ * three launches (tile sums, their scans, the output) per fused plane. The
+ * sliding algorithm ignores a plane's precomputed SAT and uses
  * no workspace itself, but the call still needs the workspace
  * boxfilter_workspace_bytes() gives (sized for the SATs of automatic). */
 Status boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border,
