@@ -9,7 +9,7 @@
  * Variants: auto (what the element runs), sat (SAT + gather, the SAT
  * recomputed every call), gather (sat with a precomputed SAT: the gather
  * kernel alone), direct (r <= 16), dtile (direct's shared-memory tile kernel
- * at r <= 3, where direct runs its registers kernel), sliding (no table), integral
+ * at r <= 5, where direct runs its registers kernel), sliding (no table), integral
  * (cip::integral u32 alone, once per size), npp (replicate only: NPP has no
  * clipped-window mean; radii up to --npp-max-radius, default 100: a 1001x1001
  * mask takes seconds a call). After each radius a "fastest" line names the
@@ -278,19 +278,20 @@ main (int argc, char **argv)
           bool presat;
           bool tile;            /* direct's shared-memory tile kernel */
         };
-        const Variant variants[] = { {"auto", cip::BoxAlgorithm::automatic, false},
-          {"sat", cip::BoxAlgorithm::sat, false},
-          {"gather", cip::BoxAlgorithm::sat, true},
-          {"direct", cip::BoxAlgorithm::direct, false},
+        const Variant variants[] = {
+          {"auto", cip::BoxAlgorithm::automatic, false, false},
+          {"sat", cip::BoxAlgorithm::sat, false, false},
+          {"gather", cip::BoxAlgorithm::sat, true, false},
+          {"direct", cip::BoxAlgorithm::direct, false, false},
           {"dtile", cip::BoxAlgorithm::direct, false, true},
-          {"sliding", cip::BoxAlgorithm::sliding, false},
-          {"fused", cip::BoxAlgorithm::fused, false} };
+          {"sliding", cip::BoxAlgorithm::sliding, false, false},
+          {"fused", cip::BoxAlgorithm::fused, false, false} };
         std::string fastest;
         double fastest_ms = 0;
         for (const Variant &v : variants) {
           if (v.algo == cip::BoxAlgorithm::direct && r > cip::boxfilter_direct_max_radius)
             continue;
-          if (v.tile && r > 3)
+          if (v.tile && r > 5)
             continue;           /* the same kernel as "direct" there */
           cip::detail::BoxTuning vt = tune;
           vt.direct_tile = v.tile ? 1 : 0;

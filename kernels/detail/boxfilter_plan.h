@@ -55,15 +55,20 @@ constexpr int kBoxFusedMaxWidth = 8192;
  * too, or direct where automatic chose fused at radius 15-16. */
 bool box_fused_serves (const BoxPlane &p);
 
-/* Direct's registers kernel serves rx, ry up to this (its 16-bit pair sums
- * hold (2r+1)^2 * 255 up to r = 7; the neighbour words it shuffles hold 3
- * samples). */
+/* Direct's registers kernel serves every rx, ry up to kBoxRegMaxRadius and
+ * square windows (rx = ry) up to kBoxRegMaxSquare. Its 16-bit pair sums
+ * would hold (2r+1)^2 * 255 up to r = 7 and the words it shuffles reach 8
+ * samples either side, but at r = 7 it was slower than the tile kernel on
+ * an H100 (its 2r halo rows a band of 8, registers spilled; RESULTS.md,
+ * round 14). */
 constexpr int kBoxRegMaxRadius = 3;
+constexpr int kBoxRegMaxSquare = 5;
 
 /* Whether BoxAlgorithm::direct runs this plane with its registers kernel
  * (else its shared-memory tile kernel): 8-bit samples, step 1 source and
  * destination, their addresses and pitches multiples of 4, rx and ry up to
- * kBoxRegMaxRadius, and BoxTuning::direct_tile off. */
+ * kBoxRegMaxRadius or rx = ry up to kBoxRegMaxSquare, and
+ * BoxTuning::direct_tile off. */
 bool box_direct_registers (const BoxPlane &p);
 
 /* The algorithm boxfilter() runs for this plane: automatic resolved by

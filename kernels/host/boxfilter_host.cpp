@@ -114,8 +114,10 @@ bool
 box_direct_registers (const BoxPlane &p)
 {
   return g_box_tuning.direct_tile == 0 && p.src.is_8bit () &&
-      p.src.step == 1 && p.dst_step == 1 && p.rx <= kBoxRegMaxRadius &&
-      p.ry <= kBoxRegMaxRadius && (((uintptr_t) p.src.data | p.src.pitch |
+      p.src.step == 1 && p.dst_step == 1 &&
+      ((p.rx <= kBoxRegMaxRadius && p.ry <= kBoxRegMaxRadius) ||
+          (p.rx == p.ry && p.rx <= kBoxRegMaxSquare)) &&
+      (((uintptr_t) p.src.data | p.src.pitch |
               (uintptr_t) p.dst | p.dst_pitch) & 3) == 0;
 }
 

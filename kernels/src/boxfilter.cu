@@ -567,37 +567,51 @@ box_direct (const __grid_constant__ DirectParams P)
   }
 }
 
-/* ---- direct in registers (radii up to kRegMaxR) ---------------------------
+/* ---- direct in registers (small radii) ------------------------------------
  * Planar 8-bit planes with 4-byte aligned rows (address and pitch of source
- * and destination) at rx, ry <= kRegMaxR: no shared memory, no barrier. A
- * warp owns a strip of 120 columns (a 4-byte word for each of lanes 1-30;
- * lanes 0 and 31 load the words either side) and reg_rows(ry) output rows. It
- * issues the loads of all reg_rows(ry) + 2ry source words of its lanes at once
- * (a small window is memory-bound: the loads in flight are what counts),
- * takes the neighbouring words by shuffle, sums rows and columns as packed 16-bit pairs
- * (at most (2r+1)^2 * 255 < 2^16) and divides by the constant area with
- * detail::box_round_div_byte, a multiply-add whose top byte is the output.
- * Clipped windows (clip, at the edges) divide per sample by their area. A
- * block is kRegWarps warps on consecutive bands of one strip (their halo
- * rows meet in L1). */
+ * and destination) at rx, ry <= kRegMaxR or rx = ry <= kRegMaxSquare: no
+ * shared memory, no barrier. A warp owns a strip of 120 columns (112 above
+ * rx = 3): a 4-byte word for each of its inner lanes, while the one or two
+ * lanes either side load the words the windows reach into. It issues the
+ * loads of all reg_rows(ry) + 2ry source words of its lanes at once (a
+ * small window is memory-bound: the loads in flight are what counts), takes
+ * the neighbouring words by shuffle, sums rows and columns as packed 16-bit
+ * pairs (at most (2r+1)^2 * 255 < 2^16) and divides by the constant area
+ * with detail::box_round_div_byte, a multiply-add whose top byte is the
+ * output. Clip's edge lanes carry their own divisors; windows cut by the
+ * top or bottom divide one by one. A block is kRegWarps warps on
+ * consecutive bands of one strip (their halo rows meet in L1). */
 constexpr int kRegMaxR = detail::kBoxRegMaxRadius;
 constexpr int kRegWarps = 4;
 /* Output rows a warp: 8 (12 blocks an SM: at most 40 registers), 12 for
- * ry = 3 (whose 2ry halo rows would cost more; 10 blocks). Measured on an
- * H100 against 16 and 24 rows, 8-12 blocks (bench/RESULTS.md, round 14). */
+ * ry = 3 (whose 2ry halo rows would cost more; 10 blocks), 8 at 8 blocks
+ * for the squares 4-5. Measured on an H100 against 16 and 24 rows, 8-12
+ * blocks (bench/RESULTS.md, round 14). */
 __host__ __device__ constexpr int
 reg_rows (int ry)
 {
-  return ry >= 3 ? 12 : 8;
+  return ry == 3 ? 12 : 8;
 }
 __host__ __device__ constexpr int
 reg_min_blocks (int ry)
 {
-  return ry >= 3 ? 10 : 12;
+  return ry >= 4 ? 8 : ry == 3 ? 10 : 12;
 }
-constexpr int kRegStripW = 120;        /* 30 lanes' words */
-static_assert ((2 * kRegMaxR + 1) * (2 * kRegMaxR + 1) * 255 < 65536 &&
-    kRegMaxR < 4, "16-bit pair sums; neighbours one word away");
+/* Lanes either side that only load (the words a window reaches into), and
+ * the columns a warp owns: 120 up to rx = 3, 112 above. */
+__host__ __device__ constexpr int
+reg_halo (int rx)
+{
+  return rx >= 4 ? 2 : 1;
+}
+__host__ __device__ constexpr int
+reg_strip_w (int rx)
+{
+  return 4 * (32 - 2 * reg_halo (rx));
+}
+constexpr int kRegMaxSquare = detail::kBoxRegMaxSquare;
+static_assert ((2 * kRegMaxSquare + 1) * (2 * kRegMaxSquare + 1) * 255 < 65536 &&
+    kRegMaxSquare < 8 && kRegMaxR < 4, "16-bit pair sums; words <= 2 away");
 
 struct RegPlane {
   const uint8_t *src;
@@ -633,56 +647,84 @@ reg_word (const uint8_t *row, int x, int w, bool replicate)
   return v;
 }
 
-/* Samples (b[o], b[o+2]) as a packed pair, o = -4 .. 7 relative to the
- * lane's first sample: e[q+1] / od[q+1] hold the even / odd samples of
- * word q (-1, 0, 1) as pairs. o is a constant after unrolling. */
+/* Samples (b[o], b[o+2]) as a packed pair, o relative to the lane's first
+ * sample: e[q+H] / od[q+H] hold the even / odd samples of word q (-H .. H)
+ * as pairs. o is a constant after unrolling. */
+template <int H>
 __device__ __forceinline__ uint32_t
 reg_pair (int o, const uint32_t *e, const uint32_t *od)
 {
-  const int q = (o + 4) / 4 - 1, r = o - 4 * q;
+  const int q = (o + 4 * H) / 4 - H, r = o - 4 * q;
   switch (r) {
-    case 0: return e[q + 1];
-    case 1: return od[q + 1];
-    case 2: return __funnelshift_r (e[q + 1], e[q + 2], 16);
-    default: return __funnelshift_r (od[q + 1], od[q + 2], 16);
+    case 0: return e[q + H];
+    case 1: return od[q + H];
+    case 2: return __funnelshift_r (e[q + H], e[q + H + 1], 16);
+    default: return __funnelshift_r (od[q + H], od[q + H + 1], 16);
   }
 }
 
-/* A lane's view of the frame's left and right edges. */
+/* A lane's view of the frame's left and right edges: its word x .. x+3 and
+ * the words up to 2 away, which lie past an edge when x - 4j < 0 or
+ * x + 4j >= w. */
 struct RegLane {
-  bool left_edge, right_edge, replicate;
-  uint32_t right_sel;           /* byte permute selecting sample w-1 of C */
+  bool replicate;
+  bool left0, left1;            /* x == 0, x == 4 */
+  bool right0, right1;          /* x + 4 >= w; x + 4 < w <= x + 8 */
+  uint32_t right_sel;           /* byte permute selecting sample w-1 from
+                                   word 0 (right0) or word 1 (right1) */
 };
 
-/* The words left and right of the lane's word C, by shuffle (every lane
- * takes part), past the frame's edges its edge sample (replicate) or 0. */
+/* Words -H .. H around the lane's word C (W[H] = C), by shuffle (every
+ * lane takes part); a word past the frame's edge is its edge sample
+ * repeated (replicate) or 0 (clip). */
+template <int H>
 __device__ __forceinline__ void
-reg_neighbours (uint32_t C, const RegLane &ln, uint32_t &L, uint32_t &R)
+reg_neighbours (uint32_t C, const RegLane &ln, uint32_t *W)
 {
-  L = __shfl_up_sync (kFull, C, 1);
-  R = __shfl_down_sync (kFull, C, 1);
-  if (ln.left_edge)
-    L = ln.replicate ? __byte_perm (C, 0, 0x0000) : 0;
-  if (ln.right_edge)
-    R = ln.replicate ? __byte_perm (C, 0, ln.right_sel) : 0;
+  W[H] = C;
+#pragma unroll
+  for (int j = 1; j <= H; j++) {
+    W[H - j] = __shfl_up_sync (kFull, C, j);
+    W[H + j] = __shfl_down_sync (kFull, C, j);
+  }
+  const uint32_t l0 = ln.replicate ? __byte_perm (C, 0, 0x0000) : 0;
+  const uint32_t r0 = ln.replicate ? __byte_perm (C, 0, ln.right_sel) : 0;
+  if (ln.left0) {
+#pragma unroll
+    for (int j = 1; j <= H; j++)
+      W[H - j] = l0;
+  }
+  if (ln.right0) {
+#pragma unroll
+    for (int j = 1; j <= H; j++)
+      W[H + j] = r0;
+  }
+  if (H >= 2) {
+    if (ln.left1)
+      W[H - 2] = ln.replicate ? __byte_perm (W[H - 1], 0, 0x0000) : 0;
+    if (ln.right1)
+      W[H + 2] = ln.replicate ? __byte_perm (W[H + 1], 0, ln.right_sel) : 0;
+  }
 }
 
 /* Horizontal window sums of the lane's 4 samples as packed pairs: se for
- * samples 0 and 2, so for 1 and 3. */
-template <int RX>
+ * samples 0 and 2, so for 1 and 3 (W from reg_neighbours). */
+template <int RX, int H>
 __device__ __forceinline__ void
-reg_hsum (uint32_t C, uint32_t L, uint32_t R, uint32_t &se, uint32_t &so)
+reg_hsum (const uint32_t *W, uint32_t &se, uint32_t &so)
 {
-  const uint32_t ev[3] = { __byte_perm (L, 0, 0x4240),
-    __byte_perm (C, 0, 0x4240), __byte_perm (R, 0, 0x4240) };
-  const uint32_t od[3] = { __byte_perm (L, 0, 0x4341),
-    __byte_perm (C, 0, 0x4341), __byte_perm (R, 0, 0x4341) };
+  uint32_t ev[2 * H + 1], od[2 * H + 1];
+#pragma unroll
+  for (int j = 0; j <= 2 * H; j++) {
+    ev[j] = __byte_perm (W[j], 0, 0x4240);
+    od[j] = __byte_perm (W[j], 0, 0x4341);
+  }
   se = 0;
   so = 0;
 #pragma unroll
   for (int d = -RX; d <= RX; d++) {
-    se += reg_pair (d, ev, od);
-    so += reg_pair (d + 1, ev, od);
+    se += reg_pair<H> (d, ev, od);
+    so += reg_pair<H> (d + 1, ev, od);
   }
 }
 
@@ -699,18 +741,20 @@ reg_divide (uint32_t ve, uint32_t vo, const uint32_t *m, const uint32_t *k)
       0x5410);
 }
 
-/* Rows y0 .. y0 + reg_rows(RY) - 1 of a lane's 4 columns (lanes 1-30 store):
- * all loads first (clamped rows for replicate, zero rows outside the frame
- * for clip), then the rows' horizontal sums into a ring of the window's
- * rows and each output from their sum. GENERIC: rows of the window may be
- * outside the frame, output rows past the bottom, the row's last words
- * partial, and clip windows cut by the top or bottom divide one by one;
- * otherwise (all other bands) none of that is checked. */
+/* Rows y0 .. y0 + reg_rows(RY) - 1 of a lane's 4 columns (lanes H .. 31-H
+ * store): all loads first (clamped rows for replicate, zero rows outside
+ * the frame for clip), then the rows' horizontal sums into a ring of the
+ * window's rows and each output from their sum (ry >= 4: a running sum,
+ * the ring's oldest row out, the new one in). GENERIC: rows of the window
+ * may be outside the frame, output rows past the bottom, the row's last
+ * words partial, and clip windows cut by the top or bottom divide one by
+ * one; otherwise (all other bands) none of that is checked. */
 template <int RX, int RY, bool GENERIC>
 __device__ __forceinline__ void
 reg_band (const RegPlane &D, int y0, int x, bool in, bool out_lane,
     bool whole, const RegLane &ln, const uint32_t *m, const uint32_t *k)
 {
+  constexpr int H = reg_halo (RX);
   constexpr int NR = reg_rows (RY) + 2 * RY;
   const int w = D.w, h = D.h;
   const bool replicate = ln.replicate;
@@ -732,27 +776,37 @@ reg_band (const RegPlane &D, int y0, int x, bool in, bool out_lane,
   }
   uint8_t *drow = D.dst + (size_t) y0 * D.dst_pitch + (out_lane ? x : 0);
   uint32_t he[2 * RY + 1] = {}, ho[2 * RY + 1] = {};
+  uint32_t ve = 0, vo = 0;      /* ry >= 4: the ring's sum */
 #pragma unroll
   for (int i = 0; i < NR; i++) {
-    uint32_t L, R;
-    reg_neighbours (c[i], ln, L, R);
+    uint32_t W[2 * H + 1];
+    reg_neighbours<H> (c[i], ln, W);
     /* the ring of the window's rows, oldest first */
+    const uint32_t oe = he[0], oo = ho[0];
 #pragma unroll
     for (int j = 0; j < 2 * RY; j++) {
       he[j] = he[j + 1];
       ho[j] = ho[j + 1];
     }
-    reg_hsum<RX> (c[i], L, R, he[2 * RY], ho[2 * RY]);
+    reg_hsum<RX, H> (W, he[2 * RY], ho[2 * RY]);
+    if (RY >= 4) {
+      /* every half stays below 2^16: (sum + new) <= 225 * 255 + 15 * 255 */
+      ve = ve + he[2 * RY] - oe;
+      vo = vo + ho[2 * RY] - oo;
+    }
     if (i < 2 * RY)
       continue;
     const int y = y0 + i - 2 * RY;
     if (GENERIC && y >= h)
       break;                    /* uniform in the warp */
-    uint32_t ve = 0, vo = 0;
+    if (RY < 4) {
+      ve = 0;
+      vo = 0;
 #pragma unroll
-    for (int j = 0; j <= 2 * RY; j++) {
-      ve += he[j];
-      vo += ho[j];
+      for (int j = 0; j <= 2 * RY; j++) {
+        ve += he[j];
+        vo += ho[j];
+      }
     }
     uint32_t out;
     if (!GENERIC || replicate || (y >= RY && y < h - RY)) {
@@ -786,6 +840,8 @@ template <int RX, int RY>
 __global__ void __launch_bounds__ (32 * kRegWarps, reg_min_blocks (RY))
 box_reg (const __grid_constant__ RegParams P)
 {
+  constexpr int H = reg_halo (RX);
+  constexpr int SW = reg_strip_w (RX);
   int b = blockIdx.x, pi = 0;
   for (int i = 1; i < P.n; i++)
     if (b >= P.p[i].block_begin)
@@ -799,16 +855,19 @@ box_reg (const __grid_constant__ RegParams P)
   if (y0 >= h)
     return;                     /* the whole warp: no barrier in this kernel */
   const bool replicate = P.replicate != 0;
-  /* lanes 1 .. 30 own the strip's 120 columns; lanes 0 and 31 load the
-   * words either side (their neighbours' halo) */
-  const int x = strip * kRegStripW + 4 * (lane - 1);
+  /* lanes H .. 31-H own the strip's SW columns; the H lanes either side
+   * load the words their neighbours' windows reach into */
+  const int x = strip * SW + 4 * (lane - H);
   const bool in = x >= 0 && x < w;
-  const bool out_lane = in && lane >= 1 && lane <= 30;
+  const bool out_lane = in && lane >= H && lane <= 31 - H;
   RegLane ln;
   ln.replicate = replicate;
-  ln.left_edge = x == 0;
-  ln.right_edge = x + 4 >= w;
-  ln.right_sel = (uint32_t) (in && ln.right_edge ? w - 1 - x : 0) * 0x1111u;
+  ln.left0 = x == 0;
+  ln.left1 = x == 4;
+  ln.right0 = x + 4 >= w;
+  ln.right1 = x + 4 < w && x + 8 >= w;
+  ln.right_sel = (uint32_t) (!in ? 0 : ln.right0 ? w - 1 - x :
+      ln.right1 ? w - 5 - x : 0) * 0x1111u;
   /* a divisor per output column: the full window's, or for clip at the
    * left and right edges the clipped width's (rows whose window the top or
    * bottom cuts divide one by one) */
@@ -829,9 +888,9 @@ box_reg (const __grid_constant__ RegParams P)
     }
   }
   /* whether every word the warp reads is whole (else the row's last words
-   * are read one sample at a time) */
+   * are read one sample at a time); lane 31 reads the last */
   const int wf = w & ~3;
-  const bool whole = wf == w || strip * kRegStripW + kRegStripW + 4 <= wf;
+  const bool whole = wf == w || strip * SW + 4 * (32 - H) <= wf;
   if (whole && y0 >= RY && y0 + reg_rows (RY) + RY <= h)
     reg_band<RX, RY, false> (D, y0, x, in, out_lane, whole, ln, m, k);
   else
@@ -847,7 +906,15 @@ reg_row (std::integer_sequence<int, RY...>)
   return { &box_reg<RX, RY>... };
 }
 
-/* box_reg<rx, ry> for rx, ry = 0 .. kRegMaxR */
+template <int... R>
+constexpr std::array<RegKernel, sizeof... (R)>
+reg_squares (std::integer_sequence<int, R...>)
+{
+  return { &box_reg<R + kRegMaxR + 1, R + kRegMaxR + 1>... };
+}
+
+/* box_reg<rx, ry> for rx, ry = 0 .. kRegMaxR, and rx = ry up to
+ * kRegMaxSquare (detail::box_direct_registers) */
 RegKernel
 reg_kernel (int rx, int ry)
 {
@@ -856,7 +923,9 @@ reg_kernel (int rx, int ry)
     reg_row<0> (Seq {}), reg_row<1> (Seq {}), reg_row<2> (Seq {}),
     reg_row<3> (Seq {}) };
   static_assert (kRegMaxR == 3, "one row per rx");
-  return rows[rx][ry];
+  static const std::array<RegKernel, kRegMaxSquare - kRegMaxR> squares =
+      reg_squares (std::make_integer_sequence<int, kRegMaxSquare - kRegMaxR> {});
+  return rx <= kRegMaxR ? rows[rx][ry] : squares[rx - kRegMaxR - 1];
 }
 
 int
@@ -1822,7 +1891,7 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
       q.dst_pitch = p.dst_pitch;
       q.w = p.src.width;
       q.h = p.src.height;
-      q.strips = div_up (q.w, kRegStripW);
+      q.strips = div_up (q.w, reg_strip_w (p.rx));
       q.block_begin = (int) blocks;
       blocks += (long long) q.strips * div_up (div_up (q.h,
               reg_rows (planes[i].ry)), kRegWarps);

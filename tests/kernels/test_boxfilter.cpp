@@ -1382,8 +1382,8 @@ GST_START_TEST (test_gpu_seams)
 }
 GST_END_TEST;
 
-/* Direct's registers kernel (rx, ry <= 3, planar, 4-byte aligned rows)
- * for every radius pair it instantiates, against the reference and against
+/* Direct's registers kernel (rx, ry <= 3 and squares up to 5, planar,
+ * 4-byte aligned rows) for every radius pair it instantiates, against the reference and against
  * the tile kernel: sizes around its 4-sample words and 128-column strips
  * and 16-row bands (1x1, partial last words, one strip plus one word),
  * padded source rows (whole words; the device copy ends at the last row's
@@ -1403,6 +1403,14 @@ GST_START_TEST (test_gpu_direct_registers)
   if (!sm)
     sizes.insert (sizes.end (), { {4, 4}, {7, 1}, {131, 2}, {255, 97},
         {1920, 66}, {3841, 35} });
+  /* every pair up to 3, the squares up to 5, and the tile kernel at the
+   * squares up to 7 (where the registers kernel was measured slower) */
+  std::vector<Radius> reg_radii;
+  for (int rx = 0; rx <= cip::detail::kBoxRegMaxRadius; rx++)
+    for (int ry = 0; ry <= cip::detail::kBoxRegMaxRadius; ry++)
+      reg_radii.push_back (Radius { rx, ry });
+  for (int r = cip::detail::kBoxRegMaxRadius + 1; r <= 7; r++)
+    reg_radii.push_back (Radius { r, r });
   const cip::detail::BoxTuning saved = cip::detail::box_get_tuning ();
   for (const testutil::Size &sz : sizes)
     for (Content c : { Content::random, Content::all255, Content::natural }) {
@@ -1413,35 +1421,34 @@ GST_START_TEST (test_gpu_direct_registers)
       const size_t tight = (size_t) (sz.h - 1) * src.pitch + sz.w;
       DevBuf dsrc (tight);
       dsrc.upload (src.bytes.data (), tight);
-      for (int rx = 0; rx <= cip::detail::kBoxRegMaxRadius; rx++)
-        for (int ry = 0; ry <= cip::detail::kBoxRegMaxRadius; ry++)
-          for (BoxBorder b : borders)
-            for (int tile : { 0, 1 }) {
-              if (sm && tile && (rx != ry || c != Content::random))
-                continue;
-              const Radius r { rx, ry };
-              HostImage dst = make_dst (sz.w, sz.h, 1,
-                  8 + (4 - sz.w % 4) % 4);
-              BoxPlane hp = plane_of (src.view (), dst, 0, r);
-              fail_unless (cip::ref::boxfilter (&hp, 1, b) == Status::ok);
-              cip::detail::BoxTuning t = saved;
-              t.direct_tile = tile;
-              cip::detail::box_set_tuning (t);
-              BoxPlane dp = hp;
-              dp.src = dev_view (src, dsrc, 0);
-              dp.dst = (uint8_t *) dsrc.p;     /* any aligned pointer */
-              fail_unless (cip::detail::box_direct_registers (dp) == !tile);
-              const std::string what = describe (tile ? "gpu direct tile" :
-                  "gpu direct registers", sz.w, sz.h, c, r, b);
-              const bool ok = gpu_run_matches (src, dsrc, 0, r, b,
-                  BoxAlgorithm::direct, SatMode::none, dst.bytes, dst, ws,
-                  stream, what);
-              cip::detail::box_set_tuning (saved);
-              fail_unless (ok, "%s", what.c_str ());
-            }
+      for (const Radius r : reg_radii)
+        for (BoxBorder b : borders)
+          for (int tile : { 0, 1 }) {
+            if (sm && tile && (r.rx != r.ry || c != Content::random))
+              continue;
+            HostImage dst = make_dst (sz.w, sz.h, 1,
+                8 + (4 - sz.w % 4) % 4);
+            BoxPlane hp = plane_of (src.view (), dst, 0, r);
+            fail_unless (cip::ref::boxfilter (&hp, 1, b) == Status::ok);
+            cip::detail::BoxTuning t = saved;
+            t.direct_tile = tile;
+            cip::detail::box_set_tuning (t);
+            BoxPlane dp = hp;
+            dp.src = dev_view (src, dsrc, 0);
+            dp.dst = (uint8_t *) dsrc.p;     /* any aligned pointer */
+            fail_unless (cip::detail::box_direct_registers (dp) == (!tile &&
+                    r.rx <= cip::detail::kBoxRegMaxSquare));
+            const std::string what = describe (tile ? "gpu direct tile" :
+                "gpu direct registers", sz.w, sz.h, c, r, b);
+            const bool ok = gpu_run_matches (src, dsrc, 0, r, b,
+                BoxAlgorithm::direct, SatMode::none, dst.bytes, dst, ws,
+                stream, what);
+            cip::detail::box_set_tuning (saved);
+            fail_unless (ok, "%s", what.c_str ());
+          }
     }
 
-  /* one call: planes 0 and 2 at (1, 1) (one launch), plane 1 at (2, 3)
+  /* one call: planes 0 and 2 at (1, 1) (one launch), plane 1 at (5, 5)
    * (another), plane 3 with an odd pitch and plane 4 a step-2 view (both the
    * tile kernel) */
   for (BoxBorder b : borders) {
@@ -1452,7 +1459,7 @@ GST_START_TEST (test_gpu_direct_registers)
       testutil::make_image (W - 1, H + 3, Content::all255, 7, 1, 4),
       testutil::make_image (W, H, Content::random, 8, 1, 2) };
     HostImage uv = testutil::make_image (W / 2, H, Content::random, 9, 2, 6);
-    const Radius rr[5] = { {1, 1}, {2, 3}, {1, 1}, {1, 1}, {1, 1} };
+    const Radius rr[5] = { {1, 1}, {5, 5}, {1, 1}, {1, 1}, {1, 1} };
     HostImage hd[5] = { make_dst (W, H, 1, 3), make_dst (W + 8, H - 9, 1, 7),
       make_dst (W - 1, H + 3, 1, 8), make_dst (W, H, 1, 3),
       make_dst (W / 2, H, 2, 2) };
@@ -1471,6 +1478,14 @@ GST_START_TEST (test_gpu_direct_registers)
     for (int i = 0; i < 5; i++)
       fail_unless (cip::detail::box_direct_registers (dp[i]) == (i < 3),
           "plane %d", i);
+    /* radii it does not serve: non-square above 3, squares above 5 */
+    for (Radius r : { Radius { 4, 3 }, Radius { 2, 5 }, Radius { 6, 6 } }) {
+      BoxPlane q = dp[0];
+      q.rx = r.rx;
+      q.ry = r.ry;
+      fail_unless (!cip::detail::box_direct_registers (q), "(%d, %d)", r.rx,
+          r.ry);
+    }
     /* at most boxfilter_max_planes a call: planes 0-3, then 4 with 0 again */
     const int calls[2][4] = { {0, 1, 2, 3}, {4, 0, -1, -1} };
     for (const auto &cl : calls) {

@@ -25,8 +25,9 @@
  *   straight from the 8-bit source; only for rx, ry <=
  *   boxfilter_direct_max_radius.
  *   Its time grows with the radius, but up to 16 it is faster than computing
- *   a SAT. Planar planes with 4-byte aligned rows at rx, ry <= 3 run a
- *   kernel without shared memory instead (a warp slides its columns' sums
+ *   a SAT. Planar planes with 4-byte aligned rows at rx, ry <= 3 (and
+ *   square windows up to rx = ry = 5) run a kernel without shared memory
+ *   instead (a warp slides its columns' sums
  *   down in registers; one launch per radius among them).
  * - sliding: one kernel for all planes (8- and 16-bit) that reads the source
  *   and writes the output without any table: a block keeps vertical sliding
