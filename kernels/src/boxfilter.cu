@@ -818,7 +818,9 @@ reg_band (const RegPlane &D, int y0, int x, bool in, bool out_lane,
       out = 0;
 #pragma unroll
       for (int j = 0; j < 4; j++) {
-        const BoxSpan sx = box_span (x + j, RX, w);
+        /* columns past w (a partial last word, never stored) divide as
+         * column w-1 does: no area of 0 */
+        const BoxSpan sx = box_span (min (x + j, w - 1), RX, w);
         const uint32_t area = (uint32_t) (sx.hi - sx.lo) *
             (uint32_t) (sy.hi - sy.lo);
         out |= box_round_div (s[j], area, box_rcp_fast (area)) << (8 * j);
@@ -880,7 +882,7 @@ box_reg (const __grid_constant__ RegParams P)
   if (!replicate && out_lane && (x < RX || x + 4 + RX > w)) {
 #pragma unroll
     for (int j = 0; j < 4; j++) {
-      const BoxSpan sx = box_span (x + j, RX, w);
+      const BoxSpan sx = box_span (min (x + j, w - 1), RX, w);  /* as above */
       const detail::BoxByteDivisor dv = detail::box_byte_divisor (
           (uint32_t) (sx.hi - sx.lo) * (uint32_t) (2 * RY + 1));
       m[j] = dv.m;

@@ -302,7 +302,7 @@ GST_START_TEST (test_round_div)
   check (255u * max_area, max_area);
   check (255u * max_area - 1, max_area);
   /* box_round_div_byte (top byte of a multiply-add): every sum of every
-   * area below 256, which covers the registers kernel's (up to 49) */
+   * area below 256, which covers the registers kernel's (up to 121) */
   for (uint32_t area = 1; area < 256; area++) {
     const cip::detail::BoxByteDivisor bd = cip::detail::box_byte_divisor (area);
     for (uint32_t sum = 0; sum <= 255u * area; sum++) {
@@ -1383,14 +1383,16 @@ GST_START_TEST (test_gpu_seams)
 GST_END_TEST;
 
 /* Direct's registers kernel (rx, ry <= 3 and squares up to 5, planar,
- * 4-byte aligned rows) for every radius pair it instantiates, against the reference and against
- * the tile kernel: sizes around its 4-sample words and 128-column strips
- * and 16-row bands (1x1, partial last words, one strip plus one word),
- * padded source rows (whole words; the device copy ends at the last row's
- * last sample, so a read past it leaves the allocation) and padded,
- * poisoned destinations; all-255 frames reach the largest pair sums. Then
- * one call of five planes: two radii (two launches of it), a plane it does
- * not serve (odd pitch: the tile kernel) and a step-2 view beside them. */
+ * 4-byte aligned rows) for every radius pair it instantiates, against the
+ * reference and against the tile kernel: sizes around its 4-sample words,
+ * its 120- and 112-column strips (a partial last word in a lane that only
+ * loads: widths 121, 123, 113, 117) and its 8- and 12-row bands (1x1,
+ * partial last words), padded source rows (whole words; the device copy
+ * ends at the last row's last sample, so a read past it leaves the
+ * allocation under memcheck) and padded, poisoned destinations; all-255
+ * frames reach the largest pair sums. Then one call of five planes: two
+ * radii (two launches of it), a plane it does not serve (odd pitch: the
+ * tile kernel) and a step-2 view beside them. */
 GST_START_TEST (test_gpu_direct_registers)
 {
   cudaStream_t stream;
@@ -1398,8 +1400,8 @@ GST_START_TEST (test_gpu_direct_registers)
   Workspace ws;
   const bool sm = cip_test_small ();
   std::vector<testutil::Size> sizes = { {1, 1}, {2, 3}, {3, 2}, {5, 17},
-    {8, 33}, {127, 16}, {128, 15}, {129, 64}, {130, 65}, {259, 31},
-    {1001, 47} };
+    {8, 33}, {113, 9}, {117, 25}, {121, 13}, {123, 8}, {127, 16},
+    {128, 15}, {129, 64}, {130, 65}, {259, 31}, {1001, 47} };
   if (!sm)
     sizes.insert (sizes.end (), { {4, 4}, {7, 1}, {131, 2}, {255, 97},
         {1920, 66}, {3841, 35} });
