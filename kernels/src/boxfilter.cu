@@ -43,6 +43,21 @@ box_rcp_fast (uint32_t area)
   return r;
 }
 
+/* The plane of a launch for several planes that block b works on (the
+ * planes' blocks follow one another: block_begin ascending), and b made
+ * relative to its first block. */
+template <class Plane, int N>
+__device__ __forceinline__ const Plane &
+block_plane (const Plane (&p)[N], int n, int &b)
+{
+  int pi = 0;
+  for (int i = 1; i < n; i++)
+    if (b >= p[i].block_begin)
+      pi = i;
+  b -= p[pi].block_begin;
+  return p[pi];
+}
+
 /* ---- SAT gather ----------------------------------------------------------
  * A warp walks along one output row, 256 outputs per step (8 per lane), up to
  * kGatherMaxSteps steps (fewer on small frames, so that there are enough
@@ -258,12 +273,8 @@ store8 (uint8_t *drow, int step, int x, int w, uint32_t lo, uint32_t hi)
 __global__ void __launch_bounds__ (kGatherThreads)
 box_gather (const __grid_constant__ GatherParams P)
 {
-  int b = blockIdx.x, pi = 0;
-  for (int i = 1; i < P.n; i++)
-    if (b >= P.p[i].block_begin)
-      pi = i;
-  const GatherPlane &G = P.p[pi];
-  b -= G.block_begin;
+  int b = blockIdx.x;
+  const GatherPlane &G = block_plane (P.p, P.n, b);
   const int ty = b / G.tiles_x, tx = b - ty * G.tiles_x;
   const int lane = threadIdx.x & 31;
   const int y = ty * kGatherRows + (int) (threadIdx.x >> 5);
@@ -452,12 +463,8 @@ box_direct (const __grid_constant__ DirectParams P)
   constexpr int kMaxIter = (kMaxRows + 2 * kDirWarps - 1) / (2 * kDirWarps);
   static_assert (dir_chunks (boxfilter_direct_max_radius) <= 16, "chunks");
   extern __shared__ __align__ (16) uint8_t smem[];
-  int b = blockIdx.x, pi = 0;
-  for (int i = 1; i < P.n; i++)
-    if (b >= P.p[i].block_begin)
-      pi = i;
-  const DirectPlane &D = P.p[pi];
-  b -= D.block_begin;
+  int b = blockIdx.x;
+  const DirectPlane &D = block_plane (P.p, P.n, b);
   const int ty = b / D.tiles_x, tx = b - ty * D.tiles_x;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int w = D.w, h = D.h, rx = D.rx, ry = D.ry;
@@ -844,12 +851,8 @@ box_reg (const __grid_constant__ RegParams P)
 {
   constexpr int H = reg_halo (RX);
   constexpr int SW = reg_strip_w (RX);
-  int b = blockIdx.x, pi = 0;
-  for (int i = 1; i < P.n; i++)
-    if (b >= P.p[i].block_begin)
-      pi = i;
-  const RegPlane &D = P.p[pi];
-  b -= D.block_begin;
+  int b = blockIdx.x;
+  const RegPlane &D = block_plane (P.p, P.n, b);
   const int group = b / D.strips, strip = b - group * D.strips;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int w = D.w, h = D.h;
@@ -1592,12 +1595,8 @@ box_sliding (const __grid_constant__ SlideParams P)
   using U = SlideSum<BYTES>;
   extern __shared__ __align__ (16) uint8_t smem[];
   U *buf = reinterpret_cast<U *> (smem);
-  int b = blockIdx.x, pi = 0;
-  for (int i = 1; i < P.n; i++)
-    if (b >= P.p[i].block_begin)
-      pi = i;
-  const SlidePlane &S = P.p[pi];
-  b -= S.block_begin;
+  int b = blockIdx.x;
+  const SlidePlane &S = block_plane (P.p, P.n, b);
   const int ty = b / S.plan.tiles_x, tx = b - ty * S.plan.tiles_x;
   const int w = S.w, h = S.h, rx = S.rx, ry = S.ry;
   const bool replicate = P.replicate != 0;
