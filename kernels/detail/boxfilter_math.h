@@ -149,7 +149,8 @@ box_round_div_magic (uint32_t sum, const BoxDivisor &v)
  * whose second term is below 256 d / 2^24 < 1 / d (d < 256), too little to
  * reach the next integer; and n * m <= 255.5 * 2^24 + 255.5 d < 2^32. The
  * quotient is then byte 3 of sum * m + c, c = (d/2) * m: the registers
- * kernel (radii up to 7, areas up to 225) extracts it with a byte permute. */
+ * kernel (squares up to r = 5, areas up to 121) extracts it with a byte
+ * permute. */
 struct BoxByteDivisor {
   uint32_t m, c;
 };

@@ -27,8 +27,8 @@
  *   Its time grows with the radius, but up to 16 it is faster than computing
  *   a SAT. Planar planes with 4-byte aligned rows at rx, ry <= 3 (and
  *   square windows up to rx = ry = 5) run a kernel without shared memory
- *   instead (a warp slides its columns' sums
- *   down in registers; one launch per radius among them).
+ *   instead (a warp slides its columns' sums down in registers; one launch
+ *   per radius among them).
  * - sliding: one kernel for all planes (8- and 16-bit) that reads the source
  *   and writes the output without any table: a block keeps vertical sliding
  *   sums of its tile's columns (plus the horizontal halo) and scans them per
