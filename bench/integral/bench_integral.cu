@@ -1,6 +1,6 @@
 /* Benchmark of the integral family (not a test): our single_pass, multi_pass,
- * tiled, tiled_single and automatic SATs against NPP's
- * nppiIntegral_8u32s_C1R_Ctx and two floors, at 1080p, UHD, 8K and 16384^2:
+ * tiled and automatic SATs against NPP's nppiIntegral_8u32s_C1R_Ctx and two
+ * floors, at 1080p, UHD, 8K and 16384^2:
  * the copy bandwidth (the bytes at the device-to-device copy rate) and a
  * kernel that reads the input once and writes the table once with no sums
  * (what a one-pass SAT cannot beat, launch included).
@@ -13,8 +13,7 @@
  * input) plus bytes written (the table(s)). --sweep also times the kernels'
  * tuning knobs (rows per strip, look-back bound, block size) at each size
  * up to 8K (--sweep-tiled: only tiled's rows per tile and store kind, up to
- * 16384^2); --profile only launches each
- * algorithm a few times (for ncu).
+ * 16384^2); --profile only launches each algorithm a few times (for ncu).
  * --wide: SATs of 16-bit planes (u32, u64, u32 + squares) at 1080p and UHD.
  * NPP has no 16-bit integral, so each is shown against our 8-bit time on a
  * plane of the same size scaled by the bytes moved (the 8-bit kernels'
@@ -224,7 +223,6 @@ emit (Context &cx, const Row &r, const std::string &input, double floor_ms,
   cx.json->write (f);
 }
 
-/* Runs cip::integral once and verifies it, then times it. */
 /* The floor of any one-pass SAT at this size: a kernel that reads the
  * 8-bit plane once and writes the (W+1) x (H+1) u32 table once, in the
  * table's layout (entry (x + 1, y + 1) = sample (x, y), row and column 0
@@ -269,6 +267,7 @@ time_expand_floor (Context &cx, const Image &im)
   return ms;
 }
 
+/* Runs cip::integral once and verifies it, then times it. */
 bench::Timing
 time_ours (Context &cx, const Image &im, cip::SatType type, bool squared,
     cip::SatAlgorithm algo, const Ref &ref, const std::string &what)
@@ -434,7 +433,7 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
   }
   const cip::SatAlgorithm algos[] = { cip::SatAlgorithm::single_pass,
     cip::SatAlgorithm::multi_pass, cip::SatAlgorithm::tiled,
-    cip::SatAlgorithm::tiled_single, cip::SatAlgorithm::automatic };
+    cip::SatAlgorithm::automatic };
   for (const V &v : vars) {
     Ref ref = v.type == cip::SatType::u32 && !v.sq ? Ref () :
         make_ref (im, v.type, v.sq);
@@ -571,81 +570,6 @@ bench_wide (Context &cx, const Size &s, bool sweep)
   BENCH_CHECK (cudaFree (im8.dev));
 }
 
-#ifdef CIP_SAT_TRACE
-}  // namespace
-namespace cip {
-namespace detail {
-void sat_trace_reset ();
-void sat_trace_take (unsigned long long *dst, int n);
-}  // namespace detail
-}  // namespace cip
-namespace {
-
-/* --trace (CIP_SAT_TRACE builds): when each step of tiled_single's
- * segments ended, one warm call a size, as spreads over the segments. */
-void
-trace_size (Context &cx, const Size &s)
-{
-  Image im = make_input (s.w, s.h, false);
-  Table sum (s.w, s.h, 4);
-  cx.ws.ensure (cip::integral_workspace_bytes (s.w, s.h, cip::SatType::u32,
-          false), cip::integral_workspace_init, cx.stream);
-  cip::SatDest d;
-  d.sum = sum.dev;
-  d.sum_pitch = sum.pitch;
-  {
-    for (int k = 0; k < 5; k++)
-      if (cip::integral (dev_view (im), cip::SatType::u32, d, cx.ws.p, cx.ws.n,
-              cx.stream, cip::SatAlgorithm::tiled_single) != cip::Status::ok)
-        exit (2);
-    BENCH_CHECK (cudaStreamSynchronize (cx.stream));
-    cip::detail::sat_trace_reset ();
-    cip::integral (dev_view (im), cip::SatType::u32, d, cx.ws.p, cx.ws.n,
-        cx.stream, cip::SatAlgorithm::tiled_single);
-    BENCH_CHECK (cudaStreamSynchronize (cx.stream));
-    const int n = ((s.w + 127) / 128) * ((s.h + 127) / 128);
-    std::vector<unsigned long long> t ((size_t) n * 8);
-    cip::detail::sat_trace_take (t.data (), n);
-    unsigned long long t0 = ~0ull, t5 = 0;
-    for (int i = 0; i < n; i++) {
-      t0 = std::min (t0, t[i * 8]);
-      t5 = std::max (t5, t[i * 8 + 5]);
-    }
-    printf ("trace %s: %d segments, span %.1f us\n", size_name (s).c_str (),
-        n, (t5 - t0) / 1e3);
-    const char *names[] = { "start", "ticket", "loaded", "Hx", "He", "stored" };
-    for (int j = 0; j < 6; j++) {
-      std::vector<double> at, dur;
-      for (int i = 0; i < n; i++) {
-        at.push_back ((t[i * 8 + j] - t0) / 1e3);
-        if (j > 0)
-          dur.push_back ((double) (t[i * 8 + j] - t[i * 8 + j - 1]) / 1e3);
-      }
-      std::sort (at.begin (), at.end ());
-      std::sort (dur.begin (), dur.end ());
-      auto q = [] (const std::vector<double> &v, double f) {
-        return v.empty () ? 0.0 : v[std::min (v.size () - 1, (size_t) (f * v.size ()))];
-      };
-      printf ("  %-10s at us: min %6.2f p10 %6.2f med %6.2f p90 %6.2f max %6.2f",
-          names[j], q (at, 0), q (at, 0.1), q (at, 0.5), q (at, 0.9), at.back ());
-      if (j > 0)
-        printf ("  | step us: med %6.2f p90 %6.2f max %6.2f", q (dur, 0.5),
-            q (dur, 0.9), dur.back ());
-      printf ("\n");
-    }
-    /* the first segment rows and bands: where the time goes along the chains */
-    const int ntx = (s.w + 127) / 128;
-    for (int i : { 0, 1, ntx - 1, ntx, ntx + 1, n / 2, n - 1 })
-      if (i >= 0 && i < n)
-        printf ("  seg %5d (b %3d, s %3d): %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f\n", i,
-            i % ntx, i / ntx, (t[i * 8] - t0) / 1e3, (t[i * 8 + 1] - t0) / 1e3,
-            (t[i * 8 + 2] - t0) / 1e3, (t[i * 8 + 3] - t0) / 1e3,
-            (t[i * 8 + 4] - t0) / 1e3, (t[i * 8 + 5] - t0) / 1e3);
-  }
-  BENCH_CHECK (cudaFree (im.dev));
-}
-#endif
-
 }  // namespace
 
 int
@@ -691,15 +615,6 @@ main (int argc, char **argv)
     if (!sweep || sweep_tiled_only)
       sizes.push_back ({16384, 16384});
   }
-#ifdef CIP_SAT_TRACE
-  for (int i = 1; i < argc; i++)
-    if (!strcmp (argv[i], "--trace")) {
-      for (const Size &s : { Size { 1920, 1080 }, Size { 3840, 2160 },
-              Size { 7680, 4320 }, Size { 16384, 16384 } })
-        trace_size (cx, s);
-      return 0;
-    }
-#endif
   if (profile) {
     /* a few plain launches of each algorithm, for ncu / nsys */
     for (const Size &s : sizes) {
@@ -711,8 +626,7 @@ main (int argc, char **argv)
       d.sum = sum.dev;
       d.sum_pitch = sum.pitch;
       for (cip::SatAlgorithm a : { cip::SatAlgorithm::single_pass,
-              cip::SatAlgorithm::multi_pass, cip::SatAlgorithm::tiled,
-              cip::SatAlgorithm::tiled_single })
+              cip::SatAlgorithm::multi_pass, cip::SatAlgorithm::tiled })
         for (int k = 0; k < 3; k++)
           if (cip::integral (dev_view (im), cip::SatType::u32, d, cx.ws.p,
                   cx.ws.n, cx.stream, a) != cip::Status::ok)

@@ -15,7 +15,6 @@ sat_algorithm_name (SatAlgorithm a)
     case SatAlgorithm::single_pass: return "single_pass";
     case SatAlgorithm::multi_pass: return "multi_pass";
     case SatAlgorithm::tiled: return "tiled";
-    case SatAlgorithm::tiled_single: return "tiled_single";
   }
   return "?";
 }
@@ -57,10 +56,7 @@ sat_resolve (const ImageView &src, SatType type, const SatDest &dst,
     algo = integral_pick (src.width, src.height, type);
   if (algo == SatAlgorithm::single_pass && src.bytes == 2)
     algo = SatAlgorithm::multi_pass;
-  if (algo == SatAlgorithm::tiled_single && type != SatType::u32)
-    algo = SatAlgorithm::multi_pass;
-  if ((algo == SatAlgorithm::tiled || algo == SatAlgorithm::tiled_single) &&
-      !(src.bytes == 1 && src.step == 1 &&
+  if (algo == SatAlgorithm::tiled && !(src.bytes == 1 && src.step == 1 &&
           !dst.sqsum && (uintptr_t) dst.sum % 16 == 0 &&
           dst.sum_pitch % 16 == 0 && src.width <= kSatTiledMaxSide &&
           src.height <= kSatTiledMaxSide))
@@ -103,8 +99,7 @@ integral (const ImageView &src, SatType type, const SatDest &dst, void *,
     size_t, Stream, SatAlgorithm algo)
 {
   if (algo != SatAlgorithm::automatic && algo != SatAlgorithm::single_pass &&
-      algo != SatAlgorithm::multi_pass && algo != SatAlgorithm::tiled &&
-      algo != SatAlgorithm::tiled_single)
+      algo != SatAlgorithm::multi_pass && algo != SatAlgorithm::tiled)
     return Status::invalid_argument;
   Status st = detail::integral_check_args (src, type, dst);
   if (st != Status::ok)

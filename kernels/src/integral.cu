@@ -33,9 +33,8 @@
  * scan of the aggregates over strips, then the output rows.
  *
  * Workspace (offsets in bytes, regions 256-aligned):
- *   [0, 256)              ticket, done counter (tiled_single: and epoch)
+ *   [0, 256)              ticket, done counter
  *   [256, 256 + 4*16384)  flags, one per strip (0 none, 1 agg, 2 prefix)
- *   then 512 KB           tiled_single's flags (epoch-tagged, see there)
  *   agg[strips][wp]       u16 strip column sums (wp = width rounded to 64;
  *                         u32 for 16-bit samples)
  *   above[strips][wp]     u32 column sums above each strip
@@ -124,11 +123,7 @@ constexpr int kThMin = 4, kThMax = 128;   /* strip heights allowed */
 constexpr int kMaxStrips = (detail::kSatMaxSide + kThMin - 1) / kThMin;
 constexpr size_t kCtlBytes = 256;
 constexpr size_t kFlagsOffset = kCtlBytes;
-/* tiled_single's flags: a region of their own, zeroed by
- * integral_workspace_init, never reset (they carry an epoch) */
-constexpr size_t kSegFlagsOffset = kFlagsOffset + sizeof (uint32_t) * kMaxStrips;
-constexpr size_t kSegFlagBytes = 4 * 8 * 16384;
-constexpr size_t kDataOffset = kSegFlagsOffset + kSegFlagBytes;
+constexpr size_t kDataOffset = kFlagsOffset + sizeof (uint32_t) * kMaxStrips;
 constexpr uint32_t kFlagAgg = 1, kFlagPrefix = 2;
 constexpr int kBatchA = CIP_SAT_BATCH_A;        /* with squares: half */
 constexpr int kBatchC = CIP_SAT_BATCH_C;
@@ -1453,329 +1448,6 @@ sat_tiled_output (const TiledParams p)
   }
 }
 
-/* --------------------------------------------------------- tiled_single */
-
-/* tiled_single (what tiled serves, u32 tables): tiled's sums in one launch
- * that reads the input once and writes the table once. A block owns a
- * segment of kTW columns x kSegRows rows (band b, segment row s), its 8
- * warps the 16-row tiles of it, stacked. With, for the segment (b, s),
- *   Vx(x)  = its column sums
- *   Ve(x)  = sum of Vx over the segments above it in band b
- *   Te     = sum of Ve over the band         (band b above the segment)
- *   Hx(y)  = Te + sum of band b over rows [top, y]  (band b over rows <= y)
- *   He(y)  = sum of Hx(y) over the bands left of b, same segment row
- * a pixel's entry is
- *   S(x, y) = He(y) + sum of Ve over [left, x] + local(x, y),
- * local being the segment's own SAT, kept in registers with the input.
- *
- * Ve and He come from decoupled look-backs: vertical (up the band) for
- * Ve, horizontal (along the segment row) for He. A warp publishes its 32
- * elements of a vector (aggregate, later inclusive of the predecessors)
- * and then a flag of its own, so no block-wide barrier sits on a look-back;
- * a reading warp polls its group's flags of 8 predecessors at once, then
- * loads their elements back to the nearest inclusive one. Warps 0-3 publish
- * Vx, look back up the band and publish Hx (their own barrier for Te);
- * warps 4-7 look back along the segment row meanwhile, for He. So a block
- * waits for its neighbours' first results, never for a chain of them (a
- * block's Hx does not wait for its He). Blocks claim segments in row-major
- * order through a ticket: a block waits only on blocks already running.
- *
- * The flags (kSegGroups a segment) carry the call's epoch and are never
- * reset: a stale flag has an older epoch. They live in a region of their
- * own that integral_workspace_init zeroes (epoch 0 is never used); the
- * vectors are read only after their flag. The last block to finish resets
- * the ticket and advances the epoch (when it wraps, after 2^30 calls, it
- * zeroes the flags). */
-constexpr int kSegRows = 128;
-constexpr int kSegWarps = 8;          /* tiles of kSegRows / kSegWarps rows */
-constexpr int kSegTH = kSegRows / kSegWarps;
-constexpr int kSegGroups = 8;         /* flags a segment: V by 32, H by 32 */
-constexpr int kSegVec = 4 * kTW;      /* u32 a segment: Vx, Ve + Vx, Hx, He + Hx */
-constexpr int kVx = 0, kHx = 2 * kTW;
-#ifndef CIP_SAT_SEG_WINDOW
-#define CIP_SAT_SEG_WINDOW 8
-#endif
-#ifndef CIP_SAT_SEG_TICKET
-#define CIP_SAT_SEG_TICKET 1        /* 0: segment = blockIdx.x (bench only) */
-#endif
-constexpr int kSegWindow = CIP_SAT_SEG_WINDOW;  /* flags polled at once */
-constexpr uint32_t kEpochLimit = 1u << 30;
-constexpr uint32_t kSegAgg = 1, kSegInc = 2;
-static_assert (kTW == 128 && kSegRows == 128 && kSegWarps == 8,
-    "warps 0-3 hold an element of V, warps 4-7 one of H");
-static_assert ((detail::kSatTiledMaxSide / kTW) *
-    (detail::kSatTiledMaxSide / kSegRows) * kSegGroups * 4 <= kSegFlagBytes,
-    "tiled_single's flags fit their region");
-
-/* CIP_SAT_TRACE builds record, per segment, when each step of
- * sat_tiled_single ended (globaltimer, ns) for bench/integral --trace:
- * [0] start, [1] ticket, [2] loads and tile sums, [3] Hx published (warp
- * 0), [4] He known (all), [5] last row stored. */
-#ifdef CIP_SAT_TRACE
-__device__ unsigned long long g_sat_trace[16384 * 8];
-__device__ __forceinline__ unsigned long long
-sat_gtimer ()
-{
-  unsigned long long t;
-  asm volatile ("mov.u64 %0, %%globaltimer;" : "=l" (t));
-  return t;
-}
-#define SAT_TRACE(k, i) \
-  do { if (threadIdx.x == 0) g_sat_trace[(k) * 8 + (i)] = sat_gtimer (); } while (0)
-#else
-#define SAT_TRACE(k, i) do { } while (0)
-#endif
-
-struct SingleParams : TiledParams {
-  int nsy;                    /* segment rows */
-  uint32_t *ctl;              /* [0] ticket, [1] done, [2] epoch - 1 */
-  uint32_t *flags;            /* kSegGroups a segment, row-major */
-  uint32_t *vec;              /* kSegVec u32 a segment, row-major */
-};
-
-/* Publishes this warp's 32 elements (v, each lane's at vec + slot) with
- * state `state` in its flag. */
-__device__ __forceinline__ void
-seg_publish (uint32_t *vec, int slot, uint32_t *flag, uint32_t ep,
-    uint32_t state, uint32_t v, int lane)
-{
-  __stcg (vec + slot, v);
-  __syncwarp ();
-  if (lane == 0)
-    detail::st_release_gpu (flag, (ep << 2) | state);
-}
-
-/* Sum of this lane's element (agg: its slot in the aggregate vector, the
- * inclusive one kTW after) over the n predecessors of segment k (k -
- * stride, k - 2 stride, ...), back to the nearest inclusive one; group g
- * of their flags. Whole warps. */
-__device__ uint32_t
-seg_lookback (const SingleParams &p, int k, int stride, int n, int g,
-    int agg, uint32_t ep)
-{
-  uint32_t acc = 0;
-  unsigned ns = 32;
-  for (int j = 0; j < n;) {
-    uint32_t f[kSegWindow];
-#pragma unroll
-    for (int i = 0; i < kSegWindow; i++)
-      f[i] = j + i < n ? detail::ld_acquire_gpu (p.flags + (size_t) (k -
-              (j + i + 1) * stride) * kSegGroups + g) : 0u;
-    /* the ready ones from the nearest, up to an inclusive one */
-    int cnt = 0;
-    bool incl = false;
-#pragma unroll
-    for (int i = 0; i < kSegWindow; i++) {
-      if (j + i >= n || (f[i] >> 2) != ep)
-        break;
-      cnt++;
-      if ((f[i] & 3u) == kSegInc) {
-        incl = true;
-        break;
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < kSegWindow; i++)
-      if (i < cnt)
-        acc += __ldcg (p.vec + (size_t) (k - (j + i + 1) * stride) * kSegVec +
-            (incl && i == cnt - 1 ? agg + kTW : agg));
-    if (incl)
-      break;
-    j += cnt;
-    if (cnt < kSegWindow && j < n) {
-      __nanosleep (ns);
-      if (ns < 256)
-        ns *= 2;
-    }
-  }
-  return acc;
-}
-
-/* Barrier of warps 0-3 only (warps 4-7 are looking back meanwhile). */
-__device__ __forceinline__ void
-sync_low_warps ()
-{
-  asm volatile ("bar.sync 1, 128;" : : : "memory");
-}
-
-__global__ void __launch_bounds__ (32 * kSegWarps, 4)
-sat_tiled_single (const SingleParams p)
-{
-  constexpr int TH = kSegTH, NW = kSegWarps;
-  __shared__ __align__ (16) uint32_t s_col[NW][kTW];  /* tile column sums */
-  __shared__ uint32_t s_row[kSegRows];  /* row sums */
-  __shared__ __align__ (16) uint32_t s_ve[kTW];       /* Ve */
-  __shared__ uint32_t s_he[kSegRows];   /* He */
-  __shared__ uint32_t s_part[4], s_te[4];
-  __shared__ uint32_t s_k, s_ep;
-  __shared__ int s_last;
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-#ifdef CIP_SAT_TRACE
-  const unsigned long long t_start = sat_gtimer ();
-#endif
-  if (tid == 0) {
-    s_k = CIP_SAT_SEG_TICKET ? atomicAdd (p.ctl, 1u) : blockIdx.x;
-    s_ep = __ldcg (p.ctl + 2) + 1;
-  }
-  __syncthreads ();
-  const int k = (int) s_k, s = k / p.ntx, b = k % p.ntx;
-  const uint32_t ep = s_ep;
-#ifdef CIP_SAT_TRACE
-  if (tid == 0)
-    g_sat_trace[k * 8] = t_start;
-  SAT_TRACE (k, 1);
-#endif
-  const int x = b * kTW + 4 * lane, top = s * kSegRows + warp * TH;
-  uint32_t w[TH];
-#pragma unroll
-  for (int r = 0; r < TH; r++)
-    w[r] = tiled_word (p, top + r, x);
-
-  /* 1. the tile's column sums (two to a word: TH * 255 fits 16 bits) and
-   * row sums (the transposing reduction of sat_tiled_aggregate) */
-  {
-    uint32_t lo = 0, hi = 0;
-#pragma unroll
-    for (int r = 0; r < TH; r++) {
-      lo += w[r] & 0x00ff00ffu;
-      hi += (w[r] >> 8) & 0x00ff00ffu;
-    }
-    *reinterpret_cast<uint4 *> (&s_col[warp][4 * lane]) =
-        make_uint4 (lo & 0xffffu, hi & 0xffffu, lo >> 16, hi >> 16);
-    uint32_t t[TH];
-#pragma unroll
-    for (int r = 0; r < TH; r++)
-      t[r] = __dp4a (w[r], 0x01010101u, 0u) + __shfl_xor_sync (0xffffffffu,
-          __dp4a (w[r], 0x01010101u, 0u), 16);
-    fold_half<8> (t, lane);
-    fold_half<4> (t, lane);
-    fold_half<2> (t, lane);
-    fold_half<1> (t, lane);
-    if (lane < TH)
-      s_row[warp * TH + lane] = t[0];
-  }
-  __syncthreads ();
-  SAT_TRACE (k, 2);
-
-  uint32_t *const vec = p.vec + (size_t) k * kSegVec;
-  uint32_t *const flag = p.flags + (size_t) k * kSegGroups;
-  uint32_t hx = 0;
-  if (warp < 4) {
-    /* 2. warps 0-3, element e = tid: Vx published, the row sums scanned,
-     * Ve looked back for, Ve + Vx published, Te, Hx published */
-    const int e = tid;
-    uint32_t vx = 0;
-#pragma unroll
-    for (int i = 0; i < NW; i++)
-      vx += s_col[i][e];
-    if (s == 0 || s < p.nsy - 1)
-      seg_publish (vec, (s == 0 ? kVx + kTW : kVx) + e, flag + warp, ep,
-          s == 0 ? kSegInc : kSegAgg, vx, lane);
-    uint32_t rs = detail::warp_inclusive_scan (s_row[e], lane);
-    if (lane == 31)
-      s_part[warp] = rs;
-    const uint32_t ve = s > 0 ? seg_lookback (p, k, p.ntx, s, warp, kVx + e,
-        ep) : 0u;
-    if (s > 0 && s < p.nsy - 1)
-      seg_publish (vec, kVx + kTW + e, flag + warp, ep, kSegInc, ve + vx,
-          lane);
-    s_ve[e] = ve;
-    const uint32_t tw = detail::warp_sum (ve);
-    if (lane == 0)
-      s_te[warp] = tw;
-    sync_low_warps ();
-    for (int i = 0; i < warp; i++)
-      rs += s_part[i];
-    const uint32_t te = s_te[0] + s_te[1] + s_te[2] + s_te[3];
-    hx = te + rs;
-    if (b < p.ntx - 1)
-      seg_publish (vec, (b == 0 ? kHx + kTW : kHx) + e, flag + 4 + warp, ep,
-          b == 0 ? kSegInc : kSegAgg, hx, lane);
-    SAT_TRACE (k, 3);
-  } else {
-    /* warps 4-7, element y = tid - 128: He */
-    const int y = tid - 4 * 32;
-    s_he[y] = b > 0 ? seg_lookback (p, k, 1, b, warp, kHx + y, ep) : 0u;
-  }
-  __syncthreads ();
-  SAT_TRACE (k, 4);
-  if (warp < 4 && b > 0 && b < p.ntx - 1)
-    seg_publish (vec, kHx + kTW + tid, flag + 4 + warp, ep, kSegInc,
-        s_he[tid] + hx, lane);
-
-  /* 3. the tile's rows: He(y) + scan over x of (Ve + column sums of the
-   * tiles above in the segment) + the tile's own SAT */
-  if (top < p.height) {
-    uint4 a = *reinterpret_cast<const uint4 *> (&s_ve[4 * lane]);
-#pragma unroll
-    for (int i = 0; i < NW - 1; i++)
-      if (i < warp)
-        add4 (a, *reinterpret_cast<const uint4 *> (&s_col[i][4 * lane]));
-    const uint32_t a0 = a.x, a1 = a0 + a.y, a2 = a1 + a.z, a3 = a2 + a.w;
-    const uint32_t ex = detail::warp_inclusive_scan (a3, lane) - a3;
-    const uint32_t b0 = ex + a0, b1 = ex + a1, b2 = ex + a2, b3 = ex + a3;
-    const int width = p.width;
-    const bool extra = lane == 31 && x + 4 == width;
-    uint32_t *out = reinterpret_cast<uint32_t *> (static_cast<uint8_t *> (p.sum)
-        + (size_t) top * p.sum_pitch) + x;
-    if (top == 0) {
-      tiled_store4<uint32_t, true> (out, x, width, 0u, 0u, 0u, 0u);
-      if (extra)
-        out[4] = 0;
-    }
-    const int rows = min (TH, p.height - top);
-    uint32_t c0 = 0, c1 = 0, c2 = 0, c3 = 0;
-#pragma unroll
-    for (int r = 0; r < TH; r++) {
-      if (r >= rows)
-        break;
-      const uint32_t q = w[r];
-      const uint32_t p0 = q & 0xffu, p1 = p0 + ((q >> 8) & 0xffu),
-          p2 = p1 + ((q >> 16) & 0xffu), p3 = p2 + (q >> 24);
-      const uint32_t e = detail::warp_inclusive_scan (p3, lane) - p3;
-      c0 += e + p0;
-      c1 += e + p1;
-      c2 += e + p2;
-      c3 += e + p3;
-      const uint32_t l = s_he[warp * TH + r];
-      const uint32_t t0 = b0 + c0 + l, t1 = b1 + c1 + l, t2 = b2 + c2 + l,
-          t3 = b3 + c3 + l;
-      uint32_t prev = __shfl_up_sync (0xffffffffu, t3, 1);
-      if (lane == 0)
-        prev = l;
-      uint32_t *o = reinterpret_cast<uint32_t *> (reinterpret_cast<uint8_t *>
-          (out) + (size_t) (r + 1) * p.sum_pitch);
-      tiled_store4<uint32_t, true> (o, x, width, prev, t0, t1, t2);
-      if (extra)
-        o[4] = t3;
-    }
-#ifdef CIP_SAT_TRACE
-    if (lane == 0)
-      atomicMax (&g_sat_trace[k * 8 + 5], sat_gtimer ());
-#endif
-  }
-
-  /* 4. the last block to finish resets the ticket and advances the epoch
-   * for the next call (every block is done reading entries by then) */
-  __syncthreads ();
-  if (tid == 0) {
-    __threadfence ();
-    s_last = atomicAdd (p.ctl + 1, 1u) == gridDim.x - 1;
-  }
-  __syncthreads ();
-  if (s_last) {
-    const bool wrap = ep + 1 == kEpochLimit;
-    if (wrap)
-      for (size_t i = tid; i < kSegFlagBytes / 4; i += blockDim.x)
-        p.flags[i] = 0;
-    if (tid == 0) {
-      p.ctl[0] = 0;
-      p.ctl[1] = 0;
-      p.ctl[2] = wrap ? 0u : ep;    /* the next call's epoch - 1 */
-    }
-  }
-}
-
 /* ------------------------------------------------------------ host side */
 
 detail::SatTuning g_tuning;
@@ -1835,25 +1507,6 @@ struct TiledLayout {
   size_t colp = 0, rowp = 0;
   size_t col = 0, row = 0, tot = 0, total = 0;
 };
-
-/* Workspace of tiled_single, after the control words (its flags are in
- * their own region before them): kSegVec u32 for each of ntx x nsy
- * segments. */
-struct SingleLayout {
-  int ntx = 0, nsy = 0;
-  size_t vec = 0, total = 0;
-};
-
-SingleLayout
-make_single_layout (int width, int height)
-{
-  SingleLayout l;
-  l.ntx = (width + kTW - 1) / kTW;
-  l.nsy = (height + kSegRows - 1) / kSegRows;
-  l.vec = kDataOffset;
-  l.total = kDataOffset + (size_t) l.ntx * l.nsy * kSegVec * 4;
-  return l;
-}
 
 struct Layout {
   size_t wp = 0;
@@ -1940,13 +1593,6 @@ sat_config (int width, int height, SatType type, bool squared,
       max_optin_smem () < 72 * 1024)
     cap = 256;
   c.threads = threads_for (std::max (width, 1), cap);
-  if (algo == SatAlgorithm::tiled_single) {
-    c.th = kSegTH;
-    c.threads = 32 * kSegWarps;
-    c.strips = height > 0 ? (height + kSegRows - 1) / kSegRows : 0;
-    c.segments = width > 0 ? (width + kTW - 1) / kTW : 0;
-    return c;
-  }
   if (algo == SatAlgorithm::tiled) {
     c.th = g_tuning.th_tiled == 32 || g_tuning.th_tiled == 16 ?
         g_tuning.th_tiled : default_th_tiled (width, height);
@@ -2011,8 +1657,7 @@ integral_workspace_bytes (int width, int height, SatType type, bool squared)
     return strip_bytes;
   /* tiled, either tile height */
   return std::max ({ strip_bytes, make_tiled_layout (width, height, 16).total,
-        make_tiled_layout (width, height, 32).total,
-        make_single_layout (width, height).total });
+        make_tiled_layout (width, height, 32).total });
 }
 
 Status
@@ -2022,7 +1667,7 @@ integral_workspace_init (void *d_ws, size_t ws_bytes, Stream stream)
     return Status::ok;
   if (!d_ws)
     return Status::invalid_argument;
-  /* only the control words and the flags need zeros */
+  /* only the control words and flags need zeros */
   CIP_CUDA_TRY (cudaMemsetAsync (d_ws, 0, std::min (ws_bytes, kDataOffset),
           (cudaStream_t) stream));
   return Status::ok;
@@ -2125,29 +1770,6 @@ run_tiled_th (const TiledParams &p, SatType type, cudaStream_t stream)
       : run_tiled_kernels<TH, u64, false> (p, stream);
 }
 
-Status
-run_tiled_single (const ImageView &src, const SatDest &dst, uint8_t *ws,
-    const SingleLayout &l, cudaStream_t stream)
-{
-  SingleParams p;
-  static_cast<detail::SatTiles &> (p) = detail::SatTiles ();
-  p.src = src.data;
-  p.src_pitch = src.pitch;
-  p.width = src.width;
-  p.height = src.height;
-  p.aligned_in = (uintptr_t) src.data % 4 == 0 && src.pitch % 4 == 0;
-  p.th = kSegTH;
-  p.ntx = l.ntx;
-  p.sum = dst.sum;
-  p.sum_pitch = dst.sum_pitch;
-  p.nsy = l.nsy;
-  p.ctl = reinterpret_cast<uint32_t *> (ws);
-  p.flags = reinterpret_cast<uint32_t *> (ws + kSegFlagsOffset);
-  p.vec = reinterpret_cast<uint32_t *> (ws + l.vec);
-  return launch (sat_tiled_single, l.ntx * l.nsy, 32 * kSegWarps, 0, stream,
-      p, "sat_tiled_single");
-}
-
 detail::SatTiles
 tiled_tables_of (const ImageView &src, uint8_t *ws, const TiledLayout &l,
     int th)
@@ -2185,21 +1807,6 @@ run_tiled (const ImageView &src, SatType type, const SatDest &dst,
 
 namespace detail {
 
-#ifdef CIP_SAT_TRACE
-void
-sat_trace_reset ()
-{
-  static const unsigned long long zeros[16384 * 8] = {};
-  cudaMemcpyToSymbol (g_sat_trace, zeros, sizeof zeros);
-}
-
-void
-sat_trace_take (unsigned long long *dst, int n)
-{
-  cudaMemcpyFromSymbol (dst, g_sat_trace, sizeof (unsigned long long) * 8 * n);
-}
-#endif
-
 Status
 sat_tiled_tables (const ImageView &src, void *d_ws, size_t ws_bytes,
     Stream stream, SatTiles *out)
@@ -2224,8 +1831,7 @@ integral (const ImageView &src, SatType type, const SatDest &dst, void *d_ws,
     size_t ws_bytes, Stream stream, SatAlgorithm algo)
 {
   if (algo != SatAlgorithm::automatic && algo != SatAlgorithm::single_pass &&
-      algo != SatAlgorithm::multi_pass && algo != SatAlgorithm::tiled &&
-      algo != SatAlgorithm::tiled_single)
+      algo != SatAlgorithm::multi_pass && algo != SatAlgorithm::tiled)
     return Status::invalid_argument;
   Status st = detail::integral_check_args (src, type, dst);
   if (st != Status::ok)
@@ -2263,9 +1869,6 @@ integral (const ImageView &src, SatType type, const SatDest &dst, void *d_ws,
   if (tiled)
     return run_tiled (src, type, dst, static_cast<uint8_t *> (d_ws), tl,
         cfg.th, cs);
-  if (algo == SatAlgorithm::tiled_single)
-    return run_tiled_single (src, dst, static_cast<uint8_t *> (d_ws),
-        make_single_layout (w, h), cs);
 
   SatParams p;
   p.src = src.data;

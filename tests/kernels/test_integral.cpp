@@ -289,8 +289,7 @@ GST_END_TEST;
 
 /* Which algorithm a request runs (host code, no GPU): tiled serves 8-bit
  * step-1 samples, no squares, 16-byte aligned destinations, sides up to
- * kSatTiledMaxSide, tiled_single the same with u32 tables; everything else
- * they are asked for runs multi_pass, as do
+ * kSatTiledMaxSide; everything else it is asked for runs multi_pass, as do
  * 16-bit requests for single_pass; automatic is integral_pick's choice. */
 GST_START_TEST (test_resolve)
 {
@@ -309,8 +308,6 @@ GST_START_TEST (test_resolve)
   };
   fail_unless (r (A::tiled) == A::tiled);
   fail_unless (r (A::tiled, cip::SatType::u64) == A::tiled);
-  fail_unless (r (A::tiled_single) == A::tiled_single);
-  fail_unless (r (A::tiled_single, cip::SatType::u64) == A::multi_pass);
   fail_unless (r (A::single_pass) == A::single_pass);
   fail_unless (r (A::multi_pass) == A::multi_pass);
   fail_unless (r (A::automatic) == cip::integral_pick (33, 7,
@@ -319,33 +316,27 @@ GST_START_TEST (test_resolve)
           7, cip::SatType::u64));
   d.sum_pitch = 152;            /* not a multiple of 16 */
   fail_unless (r (A::tiled) == A::multi_pass);
-  fail_unless (r (A::tiled_single) == A::multi_pass);
   d.sum_pitch = 160;
   d.sum = reinterpret_cast<void *> ((uintptr_t) 264);
   fail_unless (r (A::tiled) == A::multi_pass);
-  fail_unless (r (A::tiled_single) == A::multi_pass);
   d.sum = reinterpret_cast<void *> ((uintptr_t) 256);
   d.sqsum = reinterpret_cast<uint64_t *> ((uintptr_t) 512);
   d.sqsum_pitch = 320;
   fail_unless (r (A::tiled) == A::multi_pass);
-  fail_unless (r (A::tiled_single) == A::multi_pass);
   d.sqsum = nullptr;
   v.step = 4;
   fail_unless (r (A::tiled) == A::multi_pass);
-  fail_unless (r (A::tiled_single) == A::multi_pass);
   v.step = 1;
   v.width = cip::detail::kSatTiledMaxSide + 1;
   fail_unless (r (A::tiled) == A::multi_pass);
-  fail_unless (r (A::tiled_single) == A::multi_pass);
   v.width = 33;
   v.height = cip::detail::kSatTiledMaxSide;
   fail_unless (r (A::tiled) == A::tiled);
-  fail_unless (r (A::tiled_single) == A::tiled_single);
   v.height = 7;
   v.bytes = 2;
   v.depth = 10;
   v.step = 2;
-  for (A a : { A::tiled, A::tiled_single, A::single_pass, A::multi_pass })
+  for (A a : { A::tiled, A::single_pass, A::multi_pass })
     fail_unless (r (a) == A::multi_pass, "16-bit %s", cip::sat_algorithm_name (a));
 }
 GST_END_TEST;
@@ -532,7 +523,7 @@ same_table (const HostTable &got, const HostTable &want, const std::string &what
 
 const cip::SatAlgorithm all_algos[] = { cip::SatAlgorithm::single_pass,
   cip::SatAlgorithm::multi_pass, cip::SatAlgorithm::tiled,
-  cip::SatAlgorithm::tiled_single, cip::SatAlgorithm::automatic };
+  cip::SatAlgorithm::automatic };
 
 /* One workspace for every GPU call of the process, sized once for the
  * largest case and initialized once: each call must leave it ready. */
@@ -1067,16 +1058,15 @@ GST_START_TEST (test_gpu_16bit_shapes)
 }
 GST_END_TEST;
 
-/* Tunes `saved` to th rows per strip (multi_pass) or per tile (tiled and
- * tiled_single; tiled with plain stores if `plain`) and checks that the
- * launch configuration takes it. */
+/* Tunes `saved` to th rows per strip (multi_pass) or per tile (tiled, with
+ * plain stores if `plain`) and checks that the launch configuration takes
+ * it. */
 static void
 set_rows (const cip::detail::SatTuning &saved, cip::SatAlgorithm a, int th,
     int plain = 0)
 {
   cip::detail::SatTuning t = saved;
-  (a == cip::SatAlgorithm::tiled || a == cip::SatAlgorithm::tiled_single ?
-      t.th_tiled : t.th_multi) = th;
+  (a == cip::SatAlgorithm::tiled ? t.th_tiled : t.th_multi) = th;
   t.tiled_plain = plain;
   cip::detail::sat_set_tuning (t);
   const cip::detail::SatConfig cfg = cip::detail::sat_config (100, 100,
@@ -1140,59 +1130,47 @@ GST_START_TEST (test_gpu_16bit_strips)
 }
 GST_END_TEST;
 
-/* The tile algorithms. tiled: widths around its 128-column tiles and heights
- * around its 16- and 32-row tiles (th_tiled tuned), random, all-255 and
- * natural planes whose rows are read as words (pitch a multiple of 256) or
- * byte by byte (pitch w + 13: not a multiple of 4 for most widths), u32 and
- * u64 tables with 16-byte aligned rows (so that the algorithm, not its
- * fallback, runs: checked), streaming and (fewer sizes) plain stores; then,
- * full mode, 263 tile rows (more than the scan keeps in registers) and an
- * all-255 16384 x 4096 frame whose u64 corners pass 2^32 and whose u32
- * table wraps. tiled_single (u32 tables, 16-row tiles only) also gets
- * heights around its 128-row segments, and planes of more than 33 bands and more than 33
- * segment rows, whose look-backs take more than one window of 32 flags.
- * Returns the failing cases. */
-static int
-tiled_family_cases (cip::SatAlgorithm a)
+/* tiled: widths around its 128-column tiles and heights around its 16- and
+ * 32-row tiles (th_tiled tuned), random, all-255 and natural planes whose
+ * rows are read as words (pitch a multiple of 256) or byte by byte (pitch
+ * w + 13: not a multiple of 4 for most widths), u32 and u64 tables with
+ * 16-byte aligned rows (so that tiled, not its fallback, runs: checked),
+ * streaming and (fewer sizes) plain stores; then, full mode, 263 tile rows
+ * (more than the scan keeps in registers) and an all-255 16384 x 4096 frame
+ * whose u64 corners pass 2^32 and whose u32 table wraps. */
+GST_START_TEST (test_gpu_tiled)
 {
   const bool sm = cip_test_small ();
-  const bool single = a == cip::SatAlgorithm::tiled_single;
   const cip::detail::SatTuning saved = cip::detail::sat_get_tuning ();
   ensure_workspace ();
   int failures = 0, salt = 0;
   const Variant vs[] = { {cip::SatType::u32, false}, {cip::SatType::u64, false} };
-  const int nv = single ? 1 : 2;
   /* counts failures rather than asserting, so that the tuning is restored */
   auto one = [&] (int w, int h, Content c, PitchMode pm, const Variant &v) {
     HostImage img = make_image (w, h, c, 11 + salt++, 1, src_pad (w, 1, pm));
     const size_t es = v.type == cip::SatType::u32 ? 4 : 8;
     RefResult want (w, h, v, dst_pitch (w, es, PitchMode::aligned256), 8);
-    const std::string what = std::string ("gpu ") +
-        cip::sat_algorithm_name (a) + " " + case_name (w, h, c, all_chans[0],
+    const std::string what = "gpu tiled " + case_name (w, h, c, all_chans[0],
         pm, v);
     if (run_ref (img.view (), v, want) != cip::Status::ok ||
-        resolved (a, img.view (), v, want) != a) {
-      fprintf (stderr, "FAIL %s: no reference, or %s does not serve it\n",
-          what.c_str (), cip::sat_algorithm_name (a));
+        resolved (cip::SatAlgorithm::tiled, img.view (), v, want) !=
+        cip::SatAlgorithm::tiled) {
+      fprintf (stderr, "FAIL %s: no reference, or tiled does not serve it\n",
+          what.c_str ());
       failures++;
-    } else if (!gpu_case (img, 0, v, a, want, what)) {
+    } else if (!gpu_case (img, 0, v, cip::SatAlgorithm::tiled, want, what)) {
       failures++;
     }
   };
   for (int th : { 16, 32 })
     for (int plain : { 0, 1 }) {
-      if (single && (plain || th == 32))
-        continue;               /* tiled_single: 16-row tiles, streaming */
-      set_rows (saved, a, th, plain);
+      set_rows (saved, cip::SatAlgorithm::tiled, th, plain);
       for (int w : { 1, 3, 4, 5, 127, 128, 129, 256, 300, 641 })
-        for (int h : { 1, th - 1, th, th + 1, 2 * th + 3, 5 * th, 127, 128,
-                129, 259 }) {
-          if ((!single && h >= 127) || (sm && w * h > 40000) ||
-              (plain && ((w != 5 && w != 129 && w != 641) ||
-                      (h != th + 1 && h != 5 * th))))
+        for (int h : { 1, th - 1, th, th + 1, 2 * th + 3, 5 * th }) {
+          if ((sm && w * h > 40000) || (plain && ((w != 5 && w != 129 &&
+                          w != 641) || (h != th + 1 && h != 5 * th))))
             continue;
-          for (int k = 0; k < nv; k++) {
-            const Variant &v = vs[k];
+          for (const Variant &v : vs) {
             one (w, h, Content::random, PitchMode::aligned256, v);
             if (plain)
               continue;
@@ -1203,34 +1181,16 @@ tiled_family_cases (cip::SatAlgorithm a)
         }
       if (!sm && !plain) {
         one (1920, 1080, Content::natural, PitchMode::aligned256, vs[0]);
-        one (1000, 999, Content::random, PitchMode::tight, vs[nv - 1]);
+        one (1000, 999, Content::random, PitchMode::tight, vs[1]);
         if (th == 16)
           one (200, 4200, Content::random, PitchMode::aligned256, vs[0]);
-      }
-      if (single) {
-        /* 36 bands; 36 segment rows (the small mode keeps them thin) */
-        one (4500, sm ? 3 : 260, Content::random, PitchMode::odd, vs[0]);
-        one (sm ? 5 : 140, 4500, Content::all255, PitchMode::aligned256, vs[0]);
       }
     }
   cip::detail::sat_set_tuning (saved);
   if (!sm)
-    for (int k = 0; k < nv; k++)
-      one (16384, 4096, Content::all255, PitchMode::aligned256, vs[k]);
-  return failures;
-}
-
-GST_START_TEST (test_gpu_tiled)
-{
-  const int failures = tiled_family_cases (cip::SatAlgorithm::tiled);
+    for (const Variant &v : vs)
+      one (16384, 4096, Content::all255, PitchMode::aligned256, v);
   fail_unless (failures == 0, "%d failing tiled GPU cases", failures);
-}
-GST_END_TEST;
-
-GST_START_TEST (test_gpu_tiled_single)
-{
-  const int failures = tiled_family_cases (cip::SatAlgorithm::tiled_single);
-  fail_unless (failures == 0, "%d failing tiled_single GPU cases", failures);
 }
 GST_END_TEST;
 
@@ -1356,7 +1316,6 @@ integral_suite ()
   tcase_add_test (gpu, test_gpu_16bit_shapes);
   tcase_add_test (gpu, test_gpu_16bit_strips);
   tcase_add_test (gpu, test_gpu_tiled);
-  tcase_add_test (gpu, test_gpu_tiled_single);
   tcase_add_test (gpu, test_gpu_repeatable);
   tcase_add_test (gpu, test_gpu_many_strips);
 #endif

@@ -35,16 +35,11 @@ enum class SatType { u32, u64 };
  * samples with step 1, no squared SAT, a destination of 16-byte aligned
  * address and pitch, sides up to 16384 (other requests for it run
  * multi_pass).
- * tiled_single: tiled's tiles in one launch, 128 x 128 segments claimed
- * through a ticket, their column and row sums passed on by decoupled
- * look-backs down and across (1R1W); what tiled serves, u32 tables only.
  * automatic: the faster one for the size and table type, as measured by
  * bench/integral.
  * 16-bit views run multi_pass's kernels on 16-bit samples; single_pass is
  * 8-bit only (a 16-bit request for it runs multi_pass). */
-enum class SatAlgorithm {
-  automatic, single_pass, multi_pass, tiled, tiled_single
-};
+enum class SatAlgorithm { automatic, single_pass, multi_pass, tiled };
 
 const char *sat_algorithm_name (SatAlgorithm a);
 
