@@ -309,6 +309,47 @@ time_ours (Ctx &c, const Inputs &in, const std::vector<uint32_t> &want,
   cip::histogram_debug_shape (-1);
 }
 
+/* Floors of a one-launch histogram, timed like the rest: an empty kernel
+ * (launch and event overhead) and a kernel that only reads the plane
+ * (16-byte loads, grid-stride, as many blocks as the GPU holds at 32 warps
+ * an SM) and writes one word only if the bytes sum to a value they never
+ * reach, so the loads stay. */
+__global__ void
+floor_empty ()
+{
+}
+
+__global__ void __launch_bounds__ (512)
+floor_read (const uint4 *p, size_t n16, uint32_t *sink)
+{
+  uint32_t acc = 0;
+  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n16;
+      i += (size_t) gridDim.x * blockDim.x) {
+    const uint4 v = __ldg (p + i);
+    acc += v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0xFFFFFFFFu)
+    *sink = acc;
+}
+
+void
+time_floors (Ctx &c, const Frame &f, std::vector<Row> &rows)
+{
+  int sms = 0;
+  BENCH_CHECK (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, 0));
+  const size_t n16 = f.pitch * f.h / 16;    /* pitch = width: whole rows */
+  auto empty_fn = [&] (cudaStream_t s) { floor_empty<<<1, 32, 0, s>>> (); };
+  auto read_fn = [&] (cudaStream_t s) {
+    floor_read<<<2 * sms, 512, 0, s>>> (reinterpret_cast<const uint4 *> (f.d),
+        n16, c.out);
+  };
+  rows.push_back ({ "floor: empty kernel", bench::time_ms (c.stream, empty_fn,
+          c.args.runs), true });
+  rows.push_back ({ "floor: read-only kernel", bench::time_ms (c.stream,
+          read_fn, c.args.runs), true });
+  BENCH_CHECK (cudaGetLastError ());
+}
+
 void
 bench_plane (Ctx &c, int w, int h, Fill fill)
 {
@@ -358,6 +399,7 @@ bench_plane (Ctx &c, int w, int h, Fill fill)
   ok = verify (c.cub_out[1], want, "npp");
   rows.push_back ({ "npp HistogramEven", bench::time_ms (c.stream, npp_fn, c.args.runs), ok });
 #endif
+  time_floors (c, f, rows);
   report (c, "plane", f.w, f.h, fill, f.bytes (), rows);
 }
 
