@@ -549,6 +549,69 @@ bench_wide (Ctx &c, int w, int h, Fill fill, int bins)
   BENCH_CHECK (cudaFree (d));
 }
 
+#ifdef CIP_HIST_TRACE
+}  // namespace
+namespace cip {
+void histogram_trace_reset ();
+void histogram_trace_take (unsigned long long *dst, int n);
+}  // namespace cip
+namespace {
+
+/* --trace (CIP_HIST_TRACE builds): when each step of every block of one
+ * warm automatic call on a plane ended, as spreads over the blocks. */
+void
+trace_plane (Ctx &c, int w, int h, Fill fill)
+{
+  Frame f (w, h, 1, fill, 1);
+  Inputs in;
+  in.add (f, 0);
+  auto run = [&] () {
+    if (cip::histogram (in.dev.data (), in.n (), 256, c.out, false, c.ws,
+            c.ws_bytes, c.stream) != cip::Status::ok)
+      exit (2);
+  };
+  for (int k = 0; k < 5; k++)
+    run ();
+  BENCH_CHECK (cudaStreamSynchronize (c.stream));
+  cip::histogram_trace_reset ();
+  run ();
+  BENCH_CHECK (cudaStreamSynchronize (c.stream));
+  std::vector<unsigned long long> t (4096 * 8);
+  cip::histogram_trace_take (t.data (), 4096);
+  int n = 0;
+  while (n < 4096 && t[n * 8] != 0)
+    n++;
+  unsigned long long t0 = ~0ull, t6 = 0;
+  for (int i = 0; i < n; i++) {
+    t0 = std::min (t0, t[i * 8]);
+    t6 = std::max (t6, t[i * 8 + 6]);
+  }
+  printf ("trace plane %dx%d %s: %d blocks, span %.2f us\n", w, h,
+      fill_name (fill), n, (t6 - t0) / 1e3);
+  const char *names[] = { "start", "claim", "zeroed", "counted", "ready",
+    "merged", "done" };
+  for (int j = 0; j < 7; j++) {
+    std::vector<double> at, dur;
+    for (int i = 0; i < n; i++) {
+      at.push_back ((t[i * 8 + j] - t0) / 1e3);
+      if (j > 0)
+        dur.push_back ((double) (t[i * 8 + j] - t[i * 8 + j - 1]) / 1e3);
+    }
+    std::sort (at.begin (), at.end ());
+    std::sort (dur.begin (), dur.end ());
+    auto q = [] (const std::vector<double> &v, double fr) {
+      return v.empty () ? 0.0 : v[std::min (v.size () - 1, (size_t) (fr * v.size ()))];
+    };
+    printf ("  %-8s at us: min %5.2f med %5.2f max %5.2f", names[j], q (at, 0),
+        q (at, 0.5), at.empty () ? 0.0 : at.back ());
+    if (j > 0)
+      printf ("  | step us: min %5.2f med %5.2f max %5.2f", q (dur, 0),
+          q (dur, 0.5), dur.empty () ? 0.0 : dur.back ());
+    printf ("\n");
+  }
+}
+#endif
+
 }  // namespace
 
 int
@@ -586,6 +649,16 @@ main (int argc, char **argv)
   printf ("%-7s %-11s %-8s %-32s %9s %9s %8s %7s\n", "case", "size", "content",
       "variant", "median ms", "min ms", "GB/s", "lib/this");
 
+#ifdef CIP_HIST_TRACE
+  for (int i = 1; i < argc; i++)
+    if (strcmp (argv[i], "--trace") == 0) {
+      for (Fill f : { Fill::random, Fill::constant, Fill::natural }) {
+        trace_plane (c, 1920, 1080, f);
+        trace_plane (c, 3840, 2160, f);
+      }
+      return 0;
+    }
+#endif
   struct Size { int w, h; };
   std::vector<Size> sizes = { {1920, 1080}, {3840, 2160}, {7680, 4320}, {16384, 16384} };
   if (c.args.quick)

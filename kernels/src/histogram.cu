@@ -514,6 +514,23 @@ merge (const uint32_t *r, uint32_t *acc, int bins, int tid)
   }
 }
 
+/* CIP_HIST_TRACE builds stamp %globaltimer per block (bench_histogram
+ * --trace): [0] start, [1] claim done, [2] shared counters zeroed, [3]
+ * counted, [4] output ready, [5] merged, [6] done. */
+#ifdef CIP_HIST_TRACE
+__device__ unsigned long long g_hist_trace[4096 * 8];
+#define HIST_TRACE(i) \
+  do { \
+    if (threadIdx.x == 0 && blockIdx.x < 4096) { \
+      unsigned long long t_; \
+      asm volatile ("mov.u64 %0, %%globaltimer;" : "=l" (t_)); \
+      g_hist_trace[blockIdx.x * 8 + (i)] = t_; \
+    } \
+  } while (0)
+#else
+#define HIST_TRACE(i) do { } while (0)
+#endif
+
 /* Direct merge, overwrite: waits until the output has been zeroed for this
  * launch (epoch e: by the block that claimed it, which is running). */
 __device__ __forceinline__ void
@@ -546,6 +563,7 @@ block_work (const Params &p, const Group &g, uint32_t *smem,
   for (uint32_t i = tid; i < n4; i += blockDim.x)
     s4[i] = make_uint4 (0, 0, 0, 0);
   __syncthreads ();
+  HIST_TRACE (2);
 
   const uint32_t warps = blockDim.x >> 5;
   const uint32_t first = (blockIdx.x - (uint32_t) g.block_begin) * warps + (uint32_t) (tid >> 5);
@@ -558,12 +576,18 @@ block_work (const Params &p, const Group &g, uint32_t *smem,
     default: run_generic<A> (p, g, smem, lane, first, stride); break;
   }
   __syncthreads ();
+  HIST_TRACE (3);
 
   wait_output_zeroed (p, e);
+  HIST_TRACE (4);
   uint32_t *const dst = p.direct ? p.out : p.acc;
   for (int mi = 0; mi < g.nmem; mi++)
     merge<A> (smem + mi * g.region_words, dst + (size_t) g.mem[mi].input * p.bins,
         p.bins, tid);
+#ifdef CIP_HIST_TRACE
+  __syncthreads ();
+  HIST_TRACE (5);
+#endif
 }
 
 /* V = 0: every algorithm; V != 0: the replicated counters with the shape's
@@ -590,6 +614,7 @@ histogram_kernel (const __grid_constant__ Params p)
    * accumulating launch touches none of the words: claim == epoch between
    * launches.) */
   __shared__ unsigned long long s_epoch;
+  HIST_TRACE (0);
   const bool zeroing = p.direct && !p.accumulate;
   if (zeroing) {
     if (tid == 0) {
@@ -607,6 +632,7 @@ histogram_kernel (const __grid_constant__ Params p)
     }
   }
   const unsigned long long e = zeroing ? s_epoch : 0;
+  HIST_TRACE (1);
 
   int gi = -1;
   for (int i = 0; i < p.ngroups; i++)
@@ -636,6 +662,7 @@ histogram_kernel (const __grid_constant__ Params p)
       __threadfence ();
       *(volatile unsigned long long *) p.epoch = e + 1;
     }
+    HIST_TRACE (6);
     return;
   }
   if (p.direct)
@@ -1228,6 +1255,21 @@ histogram_debug_max_blocks (int n)
 {
   g_max_blocks.store (n > 0 ? n : 0);
 }
+
+#ifdef CIP_HIST_TRACE
+void
+histogram_trace_reset ()
+{
+  static const unsigned long long zeros[4096 * 8] = {};
+  cudaMemcpyToSymbol (g_hist_trace, zeros, sizeof zeros);
+}
+
+void
+histogram_trace_take (unsigned long long *dst, int n)
+{
+  cudaMemcpyFromSymbol (dst, g_hist_trace, sizeof (unsigned long long) * 8 * n);
+}
+#endif
 
 void
 histogram_debug_shape (int k)
