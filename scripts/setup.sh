@@ -13,7 +13,9 @@ pkgs=(meson ninja-build pkg-config gcc g++ libgstreamer1.0-dev
       gstreamer1.0-plugins-bad gstreamer1.0-x libgl-dev
       # GObject introspection of the meta library, and Python for its example
       gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0
-      gir1.2-gst-plugins-base-1.0 python3-gi)
+      gir1.2-gst-plugins-base-1.0 python3-gi
+      # NumPy: the CPU self-test of bench/baselines (skipped without it)
+      python3-numpy)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
