@@ -552,8 +552,8 @@ bench_wide (Ctx &c, int w, int h, Fill fill, int bins)
 #ifdef CIP_HIST_TRACE
 }  // namespace
 namespace cip {
-void histogram_trace_reset ();
-void histogram_trace_take (unsigned long long *dst, int n);
+Status histogram_trace_reset ();
+Status histogram_trace_take (unsigned long long *dst, int n);
 }  // namespace cip
 namespace {
 
@@ -573,11 +573,13 @@ trace_plane (Ctx &c, int w, int h, Fill fill)
   for (int k = 0; k < 5; k++)
     run ();
   BENCH_CHECK (cudaStreamSynchronize (c.stream));
-  cip::histogram_trace_reset ();
+  if (cip::histogram_trace_reset () != cip::Status::ok)
+    exit (2);
   run ();
   BENCH_CHECK (cudaStreamSynchronize (c.stream));
   std::vector<unsigned long long> t (4096 * 8);
-  cip::histogram_trace_take (t.data (), 4096);
+  if (cip::histogram_trace_take (t.data (), 4096) != cip::Status::ok)
+    exit (2);
   int n = 0;
   while (n < 4096 && t[n * 8] != 0)
     n++;

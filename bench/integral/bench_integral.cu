@@ -253,6 +253,9 @@ expand_floor (const uint8_t *src, size_t src_pitch, int w, int h,
   }
 }
 
+/* Runs expand_floor once on a poisoned table and checks every entry (so
+ * the floor is a kernel that really writes the whole table), then times
+ * it. */
 double
 time_expand_floor (Context &cx, const Image &im)
 {
@@ -262,6 +265,22 @@ time_expand_floor (Context &cx, const Image &im)
     expand_floor<<<grid, 256, 0, st>>> (im.dev, im.pitch, im.w, im.h,
         static_cast<uint32_t *> (t.dev), t.pitch);
   };
+  BENCH_CHECK (cudaMemsetAsync (t.dev, 0xAB, t.bytes, cx.stream));
+  run (cx.stream);
+  BENCH_CHECK (cudaGetLastError ());
+  BENCH_CHECK (cudaStreamSynchronize (cx.stream));
+  const size_t w1 = (size_t) im.w + 1;
+  std::vector<uint32_t> want (w1 * ((size_t) im.h + 1), 0u);
+  for (int y = 0; y < im.h; y++)
+    for (int x = 0; x < im.w; x++)
+      want[(size_t) (y + 1) * w1 + x + 1] = im.host[(size_t) y * im.pitch + x];
+  const size_t bad = compare (t.dev, t.pitch, want.data (), w1 * 4, im.h + 1,
+      "floor kernel");
+  if (bad) {
+    fprintf (stderr, "ABORT: the floor kernel's table differs in %zu rows\n",
+        bad);
+    exit (3);
+  }
   const double ms = bench::time_ms (cx.stream, run, cx.runs, 10).median_ms;
   BENCH_CHECK (cudaGetLastError ());
   return ms;

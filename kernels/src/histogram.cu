@@ -516,7 +516,8 @@ merge (const uint32_t *r, uint32_t *acc, int bins, int tid)
 
 /* CIP_HIST_TRACE builds stamp %globaltimer per block (bench_histogram
  * --trace): [0] start, [1] claim done, [2] shared counters zeroed, [3]
- * counted, [4] output ready, [5] merged, [6] done. */
+ * counted, [4] output ready, [5] merged (after a barrier these builds
+ * add), [6] done (direct overwrite launches, the automatic pick, only). */
 #ifdef CIP_HIST_TRACE
 __device__ unsigned long long g_hist_trace[4096 * 8];
 #define HIST_TRACE(i) \
@@ -1257,17 +1258,22 @@ histogram_debug_max_blocks (int n)
 }
 
 #ifdef CIP_HIST_TRACE
-void
+/* bench_histogram --trace: clears the stamps; copies those of blocks
+ * [0, n) (n <= 4096) to dst. */
+Status
 histogram_trace_reset ()
 {
   static const unsigned long long zeros[4096 * 8] = {};
-  cudaMemcpyToSymbol (g_hist_trace, zeros, sizeof zeros);
+  CIP_CUDA_TRY (cudaMemcpyToSymbol (g_hist_trace, zeros, sizeof zeros));
+  return Status::ok;
 }
 
-void
+Status
 histogram_trace_take (unsigned long long *dst, int n)
 {
-  cudaMemcpyFromSymbol (dst, g_hist_trace, sizeof (unsigned long long) * 8 * n);
+  CIP_CUDA_TRY (cudaMemcpyFromSymbol (dst, g_hist_trace,
+          sizeof (unsigned long long) * 8 * n));
+  return Status::ok;
 }
 #endif
 
