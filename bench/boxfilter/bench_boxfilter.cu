@@ -128,25 +128,9 @@ parse_npp_max_radius (int argc, char **argv)
 struct Result {
   std::string variant;
   bench::Timing t;              /* one call between two events */
-  double b2b_ms;                /* per call, kB2B calls back to back; 0: not run */
+  double b2b_ms;                /* per call, back to back (bench::b2b_ms); 0: not run */
   bool verified;
 };
-
-/* Calls per sample of the back-to-back timing: hides the launch latency that
- * a single call between two events includes (as in a pipeline that does not
- * wait for each frame). */
-constexpr int kB2B = 10;
-
-double
-b2b_ms (cudaStream_t stream, const std::function<void (cudaStream_t)> &fn,
-    int runs)
-{
-  bench::Timing t = bench::time_ms (stream, [&] (cudaStream_t s) {
-        for (int i = 0; i < kB2B; i++)
-          fn (s);
-      }, std::max (10, runs / 5), 2);
-  return t.median_ms / kB2B;
-}
 
 }  // namespace
 
@@ -186,7 +170,7 @@ main (int argc, char **argv)
 
   printf ("median: one call between two events (launch latency included); "
       "b2b: per call, %d calls back to back (not for slow NPP masks); "
-      "Gpx/s from b2b when there\n", kB2B);
+      "Gpx/s from b2b when there\n", bench::kB2B);
   printf ("%-10s %-9s %5s  %-8s %10s %10s %10s %9s  %s\n", "size", "border", "r",
       "variant", "median ms", "b2b ms", "min ms", "Gpx/s", "notes");
   for (Size sz : sizes) {
@@ -255,7 +239,7 @@ main (int argc, char **argv)
                 s), "integral");
       };
       Result res { "integral", bench::time_ms (stream, run, args.runs),
-        b2b_ms (stream, run, args.runs), true };
+        bench::b2b_ms (stream, run, args.runs), true };
       report ("-", 0, res, cip::sat_algorithm_name (cip::integral_pick (w, h,
                   cip::SatType::u32)));
     }
@@ -321,7 +305,7 @@ main (int argc, char **argv)
                 want[(size_t) (bad / w) * pitch + bad % w]);
           }
           Result res { v.name, bench::time_ms (stream, run, args.runs),
-            b2b_ms (stream, run, args.runs), bad < 0 };
+            bench::b2b_ms (stream, run, args.runs), bad < 0 };
           std::string notes;
           if (v.algo == cip::BoxAlgorithm::automatic)
             notes = cip::box_algorithm_name (cip::boxfilter_pick (p));
@@ -370,7 +354,7 @@ main (int argc, char **argv)
             if (probe.median_ms > 0)
               runs = std::max (5, std::min (args.runs, (int) (2000.0 / probe.median_ms)));
             Result res { "npp", bench::time_ms (stream, run, runs, 2),
-              probe.median_ms < 1.0 ? b2b_ms (stream, run, runs) : 0.0, true };
+              probe.median_ms < 1.0 ? bench::b2b_ms (stream, run, runs) : 0.0, true };
             char notes[160];
             snprintf (notes, sizeof (notes),
                 "vs ours: %.2f%% of pixels differ (%.2f%% lower), max |diff| %d",

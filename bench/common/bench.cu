@@ -38,6 +38,17 @@ time_ms (cudaStream_t stream, const std::function<void (cudaStream_t)> &fn,
 }
 
 double
+b2b_ms (cudaStream_t stream, const std::function<void (cudaStream_t)> &fn,
+    int runs)
+{
+  const Timing t = time_ms (stream, [&] (cudaStream_t s) {
+        for (int i = 0; i < kB2B; i++)
+          fn (s);
+      }, std::max (10, runs / 5), 2);
+  return t.median_ms / kB2B;
+}
+
+double
 copy_bandwidth_gbs (cudaStream_t stream, size_t bytes)
 {
   void *s, *d;

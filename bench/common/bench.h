@@ -57,6 +57,17 @@ struct Timing {
 Timing time_ms (cudaStream_t stream, const std::function<void (cudaStream_t)> &fn,
     int runs = 100, int warmup = 10);
 
+/* Calls per sample of the back-to-back timing. */
+constexpr int kB2B = 10;
+
+/* Per-call time of kB2B calls of fn back to back between two events, median
+ * of max(10, runs / 5) such samples after 2 warm-up ones: it hides the launch
+ * and event latency that one call between two events includes (as in a
+ * pipeline that does not wait for each frame), and so is the GPU time a call
+ * takes from a stream that others keep busy. */
+double b2b_ms (cudaStream_t stream, const std::function<void (cudaStream_t)> &fn,
+    int runs);
+
 /* Device-to-device copy of `bytes` bytes: GB/s counting bytes read + written. */
 double copy_bandwidth_gbs (cudaStream_t stream, size_t bytes = 256u << 20);
 

@@ -9,8 +9,10 @@
  *                  [--sweep | --sweep-multi | --sweep-tiled] [--profile]
  *
  * Every variant's output is checked against cip::ref::integral once per size
- * before it is timed; a mismatch aborts. GB/s counts bytes read (the 8-bit
- * input) plus bytes written (the table(s)). --sweep also times the kernels'
+ * before it is timed; a mismatch aborts. Times: one call between two events,
+ * and for the main rows also back to back (bench::b2b_ms: the GPU time a call
+ * takes when the stream is kept busy, as in a pipeline). GB/s counts bytes
+ * read (the 8-bit input) plus bytes written (the table(s)). --sweep also times the kernels'
  * tuning knobs (rows per strip, look-back bound, block size) at each size
  * up to 8K (--sweep-tiled: only tiled's rows per tile and store kind, up to
  * 16384^2); --profile only launches each algorithm a few times (for ncu).
@@ -174,7 +176,9 @@ compare (const void *dev, size_t dev_pitch, const void *host, size_t row_bytes,
 
 struct Row {
   std::string size, variant;
-  double ms, gbs, pct_copy, speedup;
+  double ms, gbs, pct_copy, speedup;  /* one call between two events */
+  double b2b = 0;               /* ms a call back to back (bench::b2b_ms); 0: not run */
+  double npp_b2b = 0;           /* NPP's, for the ratio */
 };
 
 struct Context {
@@ -196,11 +200,17 @@ size_name (const Size &s)
 void
 print_row (const Row &r)
 {
-  char sp[32] = "-";
+  char sp[32] = "-", b2b[32] = "-", pb[32] = "-", spb[32] = "-";
   if (r.speedup > 0)
     snprintf (sp, sizeof (sp), "%.1fx", r.speedup);
-  printf ("%-12s %-34s %10.4f %9.0f %8.1f%% %9s\n", r.size.c_str (),
-      r.variant.c_str (), r.ms, r.gbs, r.pct_copy, sp);
+  if (r.b2b > 0) {
+    snprintf (b2b, sizeof (b2b), "%.4f", r.b2b);
+    snprintf (pb, sizeof (pb), "%.1f%%", r.pct_copy * r.ms / r.b2b);
+    if (r.npp_b2b > 0)
+      snprintf (spb, sizeof (spb), "%.1fx", r.npp_b2b / r.b2b);
+  }
+  printf ("%-12s %-34s %10.4f %9.0f %8.1f%% %9s %9s %9s %9s\n", r.size.c_str (),
+      r.variant.c_str (), r.ms, r.gbs, r.pct_copy, sp, b2b, pb, spb);
   fflush (stdout);
 }
 
@@ -218,6 +228,13 @@ emit (Context &cx, const Row &r, const std::string &input, double floor_ms,
       kv ("copy_gbs", cx.copy_gbs) + ", " + kv ("runs", (double) cx.runs);
   if (r.speedup > 0)
     f += ", " + kv ("speedup_vs_npp", r.speedup);
+  if (r.b2b > 0) {
+    f += ", " + kv ("b2b_ms", r.b2b) + ", " + kv ("b2b_calls",
+        (double) bench::kB2B) + ", " + kv ("pct_copy_b2b",
+        r.pct_copy * r.ms / r.b2b);
+    if (r.npp_b2b > 0)
+      f += ", " + kv ("speedup_vs_npp_b2b", r.npp_b2b / r.b2b);
+  }
   if (!extra.empty ())
     f += ", " + extra;
   cx.json->write (f);
@@ -257,7 +274,7 @@ expand_floor (const uint8_t *src, size_t src_pitch, int w, int h,
  * the floor is a kernel that really writes the whole table), then times
  * it. */
 double
-time_expand_floor (Context &cx, const Image &im)
+time_expand_floor (Context &cx, const Image &im, double *b2b)
 {
   Table t (im.w, im.h, 4);
   const dim3 grid (((im.w + 1 + 3) / 4 + 255) / 256, im.h + 1);
@@ -282,14 +299,17 @@ time_expand_floor (Context &cx, const Image &im)
     exit (3);
   }
   const double ms = bench::time_ms (cx.stream, run, cx.runs, 10).median_ms;
+  *b2b = bench::b2b_ms (cx.stream, run, cx.runs);
   BENCH_CHECK (cudaGetLastError ());
   return ms;
 }
 
-/* Runs cip::integral once and verifies it, then times it. */
+/* Runs cip::integral once and verifies it, then times it (and back to back
+ * into *b2b when given). */
 bench::Timing
 time_ours (Context &cx, const Image &im, cip::SatType type, bool squared,
-    cip::SatAlgorithm algo, const Ref &ref, const std::string &what)
+    cip::SatAlgorithm algo, const Ref &ref, const std::string &what,
+    double *b2b = nullptr)
 {
   const size_t es = type == cip::SatType::u32 ? 4 : 8;
   Table sum (im.w, im.h, es);
@@ -328,7 +348,10 @@ time_ours (Context &cx, const Image &im, cip::SatType type, bool squared,
         what.c_str (), bad);
     exit (3);
   }
-  return bench::time_ms (cx.stream, run, cx.runs, 10);
+  const bench::Timing t = bench::time_ms (cx.stream, run, cx.runs, 10);
+  if (b2b)
+    *b2b = bench::b2b_ms (cx.stream, run, cx.runs);
+  return t;
 }
 
 #ifdef HAVE_NPP
@@ -336,7 +359,8 @@ time_ours (Context &cx, const Image &im, cip::SatType type, bool squared,
  * compared with our u32 reference bit for bit and a difference is reported,
  * not fatal. Returns the median ms or a negative value if NPP failed. */
 double
-time_npp (Context &cx, const Image &im, const Ref &ref32, const std::string &sz)
+time_npp (Context &cx, const Image &im, const Ref &ref32, const std::string &sz,
+    double *b2b)
 {
   Table t (im.w, im.h, 4);
   const NppStreamContext ctx = bench::npp_stream_context (cx.stream);
@@ -353,10 +377,12 @@ time_npp (Context &cx, const Image &im, const Ref &ref32, const std::string &sz)
           "npp"))
     printf ("%-12s note: NPP's output differs from the reference (see stderr)\n",
         sz.c_str ());
-  bench::Timing tm = bench::time_ms (cx.stream, [&] (cudaStream_t) {
-        nppiIntegral_8u32s_C1R_Ctx (im.dev, (int) im.pitch,
-            static_cast<Npp32s *> (t.dev), (int) t.pitch, roi, 0, ctx);
-      }, cx.runs, 10);
+  auto run = [&] (cudaStream_t) {
+    nppiIntegral_8u32s_C1R_Ctx (im.dev, (int) im.pitch,
+        static_cast<Npp32s *> (t.dev), (int) t.pitch, roi, 0, ctx);
+  };
+  bench::Timing tm = bench::time_ms (cx.stream, run, cx.runs, 10);
+  *b2b = bench::b2b_ms (cx.stream, run, cx.runs);
   return tm.median_ms;
 }
 #endif
@@ -419,13 +445,13 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
                   cip::integral_pick (s.w, s.h, cip::SatType::u32)))));
   Ref ref32 = make_ref (im, cip::SatType::u32, false);
 
-  double npp_ms = -1;
+  double npp_ms = -1, npp_b2b = 0;
 #ifdef HAVE_NPP
-  npp_ms = time_npp (cx, im, ref32, sz);
+  npp_ms = time_npp (cx, im, ref32, sz, &npp_b2b);
   if (npp_ms > 0) {
     const double b = bytes_moved (s, cip::SatType::u32, false);
     Row r { sz, "npp 8u32s", npp_ms, b / (npp_ms * 1e6),
-      100.0 * floor32 / npp_ms, 0 };
+      100.0 * floor32 / npp_ms, 0, npp_b2b };
     emit (cx, r, input, floor32);
   }
 #endif
@@ -437,10 +463,11 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
   }
 
   {
-    const double ms = time_expand_floor (cx, im);
+    double b2b = 0;
+    const double ms = time_expand_floor (cx, im, &b2b);
     const double b = bytes_moved (s, cip::SatType::u32, false);
     Row r { sz, "floor (1R1W kernel, no sums), u32", ms, b / (ms * 1e6),
-      100.0 * floor32 / ms, npp_ms > 0 ? npp_ms / ms : 0 };
+      100.0 * floor32 / ms, npp_ms > 0 ? npp_ms / ms : 0, b2b, npp_b2b };
     emit (cx, r, input, floor32);
   }
 
@@ -462,11 +489,13 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
     for (cip::SatAlgorithm a : algos) {
       const std::string name = std::string (cip::sat_algorithm_name (a)) + " " +
           v.name;
-      bench::Timing t = time_ours (cx, im, v.type, v.sq, a, rr, sz + " " + name);
+      double b2b = 0;
+      bench::Timing t = time_ours (cx, im, v.type, v.sq, a, rr, sz + " " + name,
+          &b2b);
+      const bool vs_npp = npp_ms > 0 && v.type == cip::SatType::u32 && !v.sq;
       Row r { sz, name, t.median_ms, b / (t.median_ms * 1e6),
-        100.0 * fl / t.median_ms,
-        npp_ms > 0 && v.type == cip::SatType::u32 && !v.sq ?
-            npp_ms / t.median_ms : 0 };
+        100.0 * fl / t.median_ms, vs_npp ? npp_ms / t.median_ms : 0, b2b,
+        vs_npp ? npp_b2b : 0 };
       emit (cx, r, input, fl, bench::kv ("config", config_string (s, v.type,
                   v.sq, a)) + ", " + bench::kv ("min_ms", t.min_ms));
     }
@@ -621,8 +650,10 @@ main (int argc, char **argv)
 #ifndef HAVE_NPP
   printf ("NPP not built in: no NPP baseline\n");
 #endif
-  printf ("%-12s %-34s %10s %9s %9s %9s\n", "size", "variant", "ms", "GB/s",
-      "%copy", "vs NPP");
+  printf ("b2b: per call, %d calls back to back between two events\n",
+      bench::kB2B);
+  printf ("%-12s %-34s %10s %9s %9s %9s %9s %9s %9s\n", "size", "variant", "ms",
+      "GB/s", "%copy", "vs NPP", "b2b ms", "%copy b2b", "NPP b2b");
   std::vector<Size> sizes = { {1920, 1080}, {3840, 2160} };
   if (wide) {
     for (const Size &s : sizes)
