@@ -501,6 +501,23 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
     }
   }
 
+  if (s.w <= 4096) {
+    /* tiled's three launches where the grouped two serve, for comparison */
+    cip::detail::SatTuning tu = cip::detail::sat_get_tuning ();
+    tu.tiled_ungrouped = 1;
+    cip::detail::sat_set_tuning (tu);
+    const double b = bytes_moved (s, cip::SatType::u32, false);
+    double b2b = 0;
+    bench::Timing t = time_ours (cx, im, cip::SatType::u32, false,
+        cip::SatAlgorithm::tiled, ref32, sz + " tiled 3 launches", &b2b);
+    Row r { sz, "tiled u32, 3 launches", t.median_ms, b / (t.median_ms * 1e6),
+      100.0 * floor32 / t.median_ms, npp_ms > 0 ? npp_ms / t.median_ms : 0, b2b,
+      npp_b2b };
+    emit (cx, r, input, floor32);
+    tu.tiled_ungrouped = 0;
+    cip::detail::sat_set_tuning (tu);
+  }
+
   if (sweep) {
     printf ("-- sweep at %s (u32): TH = rows per strip, K = look-back bound, "
         "NT = threads per block cap\n", sz.c_str ());

@@ -40,6 +40,8 @@ struct SatTuning {
   int th_tiled = 0;      /* rows per tile, tiled (16 or 32) */
   int tiled_plain = 0;   /* tiled: 1 stores the table with plain stores instead
                             of streaming ones (st.global.cs) */
+  int tiled_ungrouped = 0;  /* tiled: 1 keeps three launches where the grouped
+                               two serve (16-row tiles, <= 4096 columns) */
 };
 void sat_set_tuning (const SatTuning &t);
 SatTuning sat_get_tuning ();
@@ -53,6 +55,7 @@ struct SatConfig {
   int segments = 0;      /* column segments of 16 * threads columns per strip
                             (tiled: tile columns) */
   int lookback = 0;
+  bool grouped = false;  /* tiled: two launches (the grouped first pass) */
 };
 SatConfig sat_config (int width, int height, SatType type, bool squared,
     SatAlgorithm algo);

@@ -1152,15 +1152,31 @@ sat_output (const SatParams p)
  * shuffles, so no block-wide barrier sits on the chain of rows as in the
  * strip kernels. Column, row and in-tile sums fit u32 up to 16384^2; only
  * the corner needs the output type. The output pass loads its tile before
- * it waits for the scan (programmatic dependent launch). */
+ * it waits for the scan (programmatic dependent launch).
+ *
+ * Grouped (TH 16 and at most 32 tile columns, so up to 4096 columns: 1080p
+ * and UHD): two launches, no scan pass. A block of the first pass takes
+ * kTiledGroup tiles stacked in one tile column (a group) and scans their
+ * column sums and totals down the group in shared memory; it writes those
+ * in-group exclusive prefixes, the group's totals, and the row sums
+ * unscanned. The output warp then adds, after its wait: the totals of the
+ * groups above it (at most nty / kTiledGroup vectors a lane), and for the
+ * corner and left(y) the tile columns left of it (at most 31 words a warp
+ * row, spread over the lanes). One kernel boundary fewer on the chain. */
 constexpr int kTW = 128;            /* tile width: 4 columns a lane */
 constexpr int kTiledWarps = 4;      /* tiles (warps) a block, passes 1 and 3 */
 constexpr int kTiledScanWarps = 32; /* warps a block of the scan pass */
+constexpr int kTiledGroup = 16;     /* grouped: tile rows (warps) a block */
+constexpr int kTiledGroupMaxTx = 32;  /* grouped: tile columns at most */
+constexpr int kTiledGroupBatch = 4;   /* grouped output: groups a batch */
 
 /* The tables (detail::SatTiles) and, for the output pass, the table. */
 struct TiledParams : detail::SatTiles {
   void *sum;
   size_t sum_pitch;
+  /* grouped: the groups' column sums gcol[ngroups][colp] and totals
+   * gtot[ngroups][ntx]; col and tot then hold in-group prefixes */
+  uint32_t *gcol = nullptr, *gtot = nullptr;
 };
 
 /* The 4 samples of row y from column x (a multiple of 4), zeros outside. */
@@ -1196,16 +1212,22 @@ fold_half (uint32_t (&s)[N], int lane)
   }
 }
 
-template <int TH>
-__global__ void __launch_bounds__ (32 * kTiledWarps)
-sat_tiled_aggregate (const TiledParams p)
+__device__ __forceinline__ void
+add4 (uint4 &a, const uint4 &b)
 {
-  allow_next_kernel ();
-  const int lane = threadIdx.x & 31;
-  const int tile = blockIdx.x * kTiledWarps + (threadIdx.x >> 5);
-  if (tile >= p.ntx * p.nty)
-    return;                     /* whole warps */
-  const int tx = tile % p.ntx, ty = tile / p.ntx;
+  a.x += b.x;
+  a.y += b.y;
+  a.z += b.z;
+  a.w += b.w;
+}
+
+/* The sums of tile (tx, ty) for the warp of `lane`: writes the row sums
+ * (row[tx][top + r], r < TH) and returns the lane's 4 column sums and, in
+ * every lane, the tile total. */
+template <int TH>
+__device__ __forceinline__ uint4
+tiled_tile_sums (const TiledParams &p, int tx, int ty, int lane, uint32_t &tot)
+{
   const int x = tx * kTW + 4 * lane, top = ty * TH;
   uint32_t w[TH];
 #pragma unroll
@@ -1218,8 +1240,6 @@ sat_tiled_aggregate (const TiledParams p)
     lo += w[r] & 0x00ff00ffu;
     hi += (w[r] >> 8) & 0x00ff00ffu;
   }
-  __stcg (reinterpret_cast<uint4 *> (p.col + (size_t) ty * p.colp + x),
-      make_uint4 (lo & 0xffffu, hi & 0xffffu, lo >> 16, hi >> 16));
   /* row sums: each lane's part, then a transposing reduction (31 shuffles
    * for 32 rows) after which lane l holds row l & (TH - 1) */
   uint32_t s[TH];
@@ -1239,18 +1259,68 @@ sat_tiled_aggregate (const TiledParams p)
   fold_half<1> (s, lane);
   if (lane < TH)
     __stcg (p.row + (size_t) tx * p.rowp + top + lane, s[0]);
-  const uint32_t t = detail::warp_sum (lane < TH ? s[0] : 0u);
+  tot = detail::warp_sum (lane < TH ? s[0] : 0u);
+  return make_uint4 (lo & 0xffffu, hi & 0xffffu, lo >> 16, hi >> 16);
+}
+
+template <int TH>
+__global__ void __launch_bounds__ (32 * kTiledWarps)
+sat_tiled_aggregate (const TiledParams p)
+{
+  allow_next_kernel ();
+  const int lane = threadIdx.x & 31;
+  const int tile = blockIdx.x * kTiledWarps + (threadIdx.x >> 5);
+  if (tile >= p.ntx * p.nty)
+    return;                     /* whole warps */
+  const int tx = tile % p.ntx, ty = tile / p.ntx;
+  uint32_t t;
+  const uint4 c = tiled_tile_sums<TH> (p, tx, ty, lane, t);
+  __stcg (reinterpret_cast<uint4 *> (p.col + (size_t) ty * p.colp + tx * kTW +
+          4 * lane), c);
   if (lane == 0)
     __stcg (p.tot + (size_t) ty * p.ntx + tx, t);
 }
 
-__device__ __forceinline__ void
-add4 (uint4 &a, const uint4 &b)
+/* Grouped first pass: block g * ntx + tx sums the tiles ty = g * kTiledGroup +
+ * warp of tile column tx and scans their column sums and totals down the
+ * group: col[ty] and tot[ty] get the sums over the group's tiles above ty,
+ * gcol[g] and gtot[g] the group's. */
+template <int TH>
+__global__ void __launch_bounds__ (32 * kTiledGroup)
+sat_tiled_aggregate_grouped (const TiledParams p)
 {
-  a.x += b.x;
-  a.y += b.y;
-  a.z += b.z;
-  a.w += b.w;
+  __shared__ uint4 cs[kTiledGroup][32];
+  __shared__ uint32_t ts[kTiledGroup];
+  allow_next_kernel ();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int tx = blockIdx.x % p.ntx, g = blockIdx.x / p.ntx;
+  const int ty = g * kTiledGroup + warp;
+  uint4 c = make_uint4 (0, 0, 0, 0);
+  uint32_t t = 0;
+  if (ty < p.nty)               /* whole warps; the rest add zeros */
+    c = tiled_tile_sums<TH> (p, tx, ty, lane, t);
+  cs[warp][lane] = c;
+  if (lane == 0)
+    ts[warp] = t;
+  __syncthreads ();
+  uint4 e = make_uint4 (0, 0, 0, 0);
+  uint32_t et = 0;
+  for (int k = 0; k < warp; k++) {
+    add4 (e, cs[k][lane]);
+    et += ts[k];
+  }
+  const int x = tx * kTW + 4 * lane;
+  if (ty < p.nty) {
+    __stcg (reinterpret_cast<uint4 *> (p.col + (size_t) ty * p.colp + x), e);
+    if (lane == 0)
+      __stcg (p.tot + (size_t) ty * p.ntx + tx, et);
+  }
+  if (warp == kTiledGroup - 1) {
+    add4 (e, c);
+    __stcg (reinterpret_cast<uint4 *> (p.gcol + (size_t) g * p.colp + x), e);
+    if (lane == 0)
+      __stcg (p.gtot + (size_t) g * p.ntx + tx, et + t);
+  }
 }
 
 /* Exclusive scan, in place, of n vectors of 4 u32 (stride elements apart,
@@ -1380,10 +1450,11 @@ tiled_store4 (T *q, int x, int width, T a, T b, T c, T d)
   }
 }
 
-template <int TH, typename T, bool CS>
-__global__ void __launch_bounds__ (32 * kTiledWarps)
-sat_tiled_output (const TiledParams p)
+template <int TH, typename T, bool CS, bool GROUPED>
+__device__ __forceinline__ void
+tiled_output (const TiledParams &p)
 {
+  static_assert (!GROUPED || TH == 16, "grouped: 16-row tiles");
   const int lane = threadIdx.x & 31;
   const int tile = blockIdx.x * kTiledWarps + (threadIdx.x >> 5);
   const bool live = tile < p.ntx * p.nty;
@@ -1397,14 +1468,55 @@ sat_tiled_output (const TiledParams p)
   wait_for_previous_kernel ();
   if (!live)
     return;
-  const uint4 v = __ldcg (reinterpret_cast<const uint4 *> (p.col +
+  uint4 v = __ldcg (reinterpret_cast<const uint4 *> (p.col +
           (size_t) ty * p.colp + x));
   T corner = 0;
-  for (int i = lane; i < tx; i += 32)
-    corner += (T) __ldcg (p.tot + (size_t) ty * p.ntx + i);
+  uint32_t rl;
+  if constexpr (!GROUPED) {
+    for (int i = lane; i < tx; i += 32)
+      corner += (T) __ldcg (p.tot + (size_t) ty * p.ntx + i);
+    rl = lane < TH ? __ldcg (p.row + (size_t) tx * p.rowp + top + lane) : 0u;
+  } else {
+    /* v: add the groups above; corner: lane i < tx (<= 31) sums tile column
+     * i above the tile (at most 16384 x 128 x 255 < 2^32); row sums: lane
+     * takes row lane & 15 of every other tile column left of the tile.
+     * Loads go out in batches (kTiledGroupBatch groups, all 16 row sums), so
+     * that the chain after the wait is one or two L2 round trips. */
+    const int g = ty / kTiledGroup;
+    const uint32_t *rp = p.row + top + (lane & 15);
+    uint32_t rr[16];
+#pragma unroll
+    for (int j = 0; j < 16; j++) {
+      const int i = 2 * j + (lane >> 4);
+      rr[j] = i < tx ? __ldcg (rp + (size_t) i * p.rowp) : 0u;
+    }
+    uint32_t cl = lane < tx ? __ldcg (p.tot + (size_t) ty * p.ntx + lane) : 0u;
+    for (int k0 = 0; k0 < g; k0 += kTiledGroupBatch) {
+      uint4 gv[kTiledGroupBatch];
+      uint32_t gt[kTiledGroupBatch];
+#pragma unroll
+      for (int j = 0; j < kTiledGroupBatch; j++) {
+        const int k = k0 + j;
+        gv[j] = k < g ? __ldcg (reinterpret_cast<const uint4 *> (p.gcol +
+                (size_t) k * p.colp + x)) : make_uint4 (0, 0, 0, 0);
+        gt[j] = k < g && lane < tx ? __ldcg (p.gtot + (size_t) k * p.ntx +
+            lane) : 0u;
+      }
+#pragma unroll
+      for (int j = 0; j < kTiledGroupBatch; j++) {
+        add4 (v, gv[j]);
+        cl += gt[j];
+      }
+    }
+    corner = (T) cl;
+    uint32_t rs = 0;
+#pragma unroll
+    for (int j = 0; j < 16; j++)
+      rs += rr[j];
+    rs += __shfl_xor_sync (0xffffffffu, rs, 16);
+    rl = lane < TH ? rs : 0u;
+  }
   corner = detail::warp_sum (corner);
-  const uint32_t rl = lane < TH ? __ldcg (p.row + (size_t) tx * p.rowp + top +
-      lane) : 0u;
   const uint32_t li = detail::warp_inclusive_scan (rl, lane);
   const uint32_t a0 = v.x, a1 = a0 + v.y, a2 = a1 + v.z, a3 = a2 + v.w;
   const uint32_t e = detail::warp_inclusive_scan (a3, lane) - a3;
@@ -1446,6 +1558,21 @@ sat_tiled_output (const TiledParams p)
     if (extra)
       o[4] = corner + t3;
   }
+}
+
+template <int TH, typename T, bool CS>
+__global__ void __launch_bounds__ (32 * kTiledWarps)
+sat_tiled_output (const TiledParams p)
+{
+  tiled_output<TH, T, CS, false> (p);
+}
+
+/* 8 blocks an SM (64 registers): UHD's 1,013 blocks are one wave */
+template <typename T, bool CS>
+__global__ void __launch_bounds__ (32 * kTiledWarps, 8)
+sat_tiled_output_grouped (const TiledParams p)
+{
+  tiled_output<16, T, CS, true> (p);
 }
 
 /* ------------------------------------------------------------ host side */
@@ -1500,12 +1627,27 @@ default_th_tiled (int width, int height)
   return (int64_t) width * height <= 9000000 ? 16 : 32;
 }
 
+/* Whether the grouped tables serve this width and tile height (the
+ * workspace has room for them whatever the tuning), and whether tiled
+ * runs grouped (two launches). */
+bool
+tiled_groups_fit (int width, int th)
+{
+  return th == 16 && width <= kTW * kTiledGroupMaxTx;
+}
+
+bool
+tiled_grouped (int width, int th)
+{
+  return tiled_groups_fit (width, th) && g_tuning.tiled_ungrouped == 0;
+}
+
 /* Workspace of tiled, after the control words: col[nty][colp], row[ntx][rowp],
- * tot[nty][ntx]. */
+ * tot[nty][ntx]; grouped also gcol[ngroups][colp], gtot[ngroups][ntx]. */
 struct TiledLayout {
-  int ntx = 0, nty = 0;
+  int ntx = 0, nty = 0, ngroups = 0;  /* ngroups 0: not grouped */
   size_t colp = 0, rowp = 0;
-  size_t col = 0, row = 0, tot = 0, total = 0;
+  size_t col = 0, row = 0, tot = 0, gcol = 0, gtot = 0, total = 0;
 };
 
 struct Layout {
@@ -1558,6 +1700,13 @@ make_tiled_layout (int width, int height, int th)
   off = align256 (off + (size_t) l.ntx * l.rowp * 4);
   l.tot = off;
   off = align256 (off + (size_t) l.nty * l.ntx * 4);
+  if (tiled_groups_fit (width, th)) {
+    l.ngroups = (l.nty + kTiledGroup - 1) / kTiledGroup;
+    l.gcol = off;
+    off = align256 (off + (size_t) l.ngroups * l.colp * 4);
+    l.gtot = off;
+    off = align256 (off + (size_t) l.ngroups * l.ntx * 4);
+  }
   l.total = off;
   return l;
 }
@@ -1599,6 +1748,7 @@ sat_config (int width, int height, SatType type, bool squared,
     c.threads = 32 * kTiledWarps;
     c.strips = height > 0 ? (height + c.th - 1) / c.th : 0;
     c.segments = width > 0 ? (width + kTW - 1) / kTW : 0;
+    c.grouped = tiled_grouped (width, c.th);
     return c;
   }
   if (algo == SatAlgorithm::single_pass) {
@@ -1748,10 +1898,21 @@ template <int TH, typename T, bool CS>
 Status
 run_tiled_kernels (const TiledParams &p, cudaStream_t stream)
 {
+  const int grid = (p.ntx * p.nty + kTiledWarps - 1) / kTiledWarps;
+  if constexpr (TH == 16) {
+    if (p.gcol) {
+      const int ggrid = p.ntx * ((p.nty + kTiledGroup - 1) / kTiledGroup);
+      Status st = launch (sat_tiled_aggregate_grouped<TH>, ggrid,
+          32 * kTiledGroup, 0, stream, p, "sat_tiled_aggregate_grouped");
+      if (st != Status::ok)
+        return st;
+      return launch (sat_tiled_output_grouped<T, CS>, grid, 32 * kTiledWarps,
+          0, stream, p, "sat_tiled_output_grouped", pdl_supported ());
+    }
+  }
   Status st = run_tiled_tables<TH> (p, stream);
   if (st != Status::ok)
     return st;
-  const int grid = (p.ntx * p.nty + kTiledWarps - 1) / kTiledWarps;
   return launch (sat_tiled_output<TH, T, CS>, grid, 32 * kTiledWarps, 0,
       stream, p, "sat_tiled_output", pdl_supported ());
 }
@@ -1799,6 +1960,10 @@ run_tiled (const ImageView &src, SatType type, const SatDest &dst,
   static_cast<detail::SatTiles &> (p) = tiled_tables_of (src, ws, l, th);
   p.sum = dst.sum;
   p.sum_pitch = dst.sum_pitch;
+  if (tiled_grouped (src.width, th)) {
+    p.gcol = reinterpret_cast<uint32_t *> (ws + l.gcol);
+    p.gtot = reinterpret_cast<uint32_t *> (ws + l.gtot);
+  }
   return th == 32 ? run_tiled_th<32> (p, type, stream)
       : run_tiled_th<16> (p, type, stream);
 }

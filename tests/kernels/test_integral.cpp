@@ -1135,9 +1135,11 @@ GST_END_TEST;
  * rows are read as words (pitch a multiple of 256) or byte by byte (pitch
  * w + 13: not a multiple of 4 for most widths), u32 and u64 tables with
  * 16-byte aligned rows (so that tiled, not its fallback, runs: checked),
- * streaming and (fewer sizes) plain stores; then, full mode, 263 tile rows
- * (more than the scan keeps in registers) and an all-255 16384 x 4096 frame
- * whose u64 corners pass 2^32 and whose u32 table wraps. */
+ * streaming and (fewer sizes) plain stores; planes that run grouped (two
+ * launches) around its 256-row groups and its 4096-column limit, both ways;
+ * then, full mode, 263 tile rows (more than the scan keeps in registers)
+ * and an all-255 16384 x 4096 frame whose u64 corners pass 2^32 and whose
+ * u32 table wraps. */
 GST_START_TEST (test_gpu_tiled)
 {
   const bool sm = cip_test_small ();
@@ -1186,6 +1188,35 @@ GST_START_TEST (test_gpu_tiled)
           one (200, 4200, Content::random, PitchMode::aligned256, vs[0]);
       }
     }
+  /* 16-row tiles up to 4096 columns run grouped (two launches: groups of
+   * 16 tile rows, 256 image rows): heights around one, two and several
+   * groups, the widest plane it serves (32 tile columns), one tile column
+   * more (three launches), then the same requests through three launches */
+  for (int ug : { 0, 1 }) {
+    cip::detail::SatTuning t = saved;
+    t.th_tiled = 16;
+    t.tiled_ungrouped = ug;
+    cip::detail::sat_set_tuning (t);
+    for (int w : { 129, 3841, 4096, 4097 }) {
+      const cip::detail::SatConfig cfg = cip::detail::sat_config (w, 300,
+          cip::SatType::u32, false, cip::SatAlgorithm::tiled);
+      if (cfg.grouped != (ug == 0 && w <= 4096)) {
+        fprintf (stderr, "FAIL tiled %d columns: grouped %d\n", w,
+            (int) cfg.grouped);
+        failures++;
+      }
+      for (int h : { 255, 256, 257, 513, 1205 }) {
+        if ((sm && (w * h > 600000 || (w > 200 && h == 1205))) ||
+            (ug && h != 257 && h != 1205))
+          continue;
+        one (w, h, Content::random, PitchMode::aligned256, vs[0]);
+        if (w == 4096 || !sm) {
+          one (w, h, Content::all255, PitchMode::aligned256, vs[1]);
+          one (w, h, Content::random, PitchMode::odd, vs[1]);
+        }
+      }
+    }
+  }
   cip::detail::sat_set_tuning (saved);
   if (!sm)
     for (const Variant &v : vs)
