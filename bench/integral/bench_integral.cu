@@ -15,7 +15,8 @@
  * read (the 8-bit input) plus bytes written (the table(s)). --sweep also times the kernels'
  * tuning knobs (rows per strip, look-back bound, block size) at each size
  * up to 8K (--sweep-tiled: only tiled's rows per tile and store kind, up to
- * 16384^2); --profile only launches each algorithm a few times (for ncu).
+ * 16384^2); --profile only launches each algorithm a few times (for ncu;
+ * tiled also with three launches where it runs grouped).
  * --wide: SATs of 16-bit planes (u32, u64, u32 + squares) at 1080p and UHD.
  * NPP has no 16-bit integral, so each is shown against our 8-bit time on a
  * plane of the same size scaled by the bytes moved (the 8-bit kernels'
@@ -698,6 +699,16 @@ main (int argc, char **argv)
           if (cip::integral (dev_view (im), cip::SatType::u32, d, cx.ws.p,
                   cx.ws.n, cx.stream, a) != cip::Status::ok)
             return 2;
+      /* tiled's three launches where it runs grouped */
+      cip::detail::SatTuning tu = cip::detail::sat_get_tuning ();
+      tu.tiled_ungrouped = 1;
+      cip::detail::sat_set_tuning (tu);
+      for (int k = 0; k < 3 && s.w <= 4096; k++)
+        if (cip::integral (dev_view (im), cip::SatType::u32, d, cx.ws.p,
+                cx.ws.n, cx.stream, cip::SatAlgorithm::tiled) != cip::Status::ok)
+          return 2;
+      tu.tiled_ungrouped = 0;
+      cip::detail::sat_set_tuning (tu);
       BENCH_CHECK (cudaStreamSynchronize (cx.stream));
       BENCH_CHECK (cudaFree (im.dev));
     }

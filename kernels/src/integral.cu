@@ -1284,9 +1284,10 @@ sat_tiled_aggregate (const TiledParams p)
 /* Grouped first pass: block g * ntx + tx sums the tiles ty = g * kTiledGroup +
  * warp of tile column tx and scans their column sums and totals down the
  * group: col[ty] and tot[ty] get the sums over the group's tiles above ty,
- * gcol[g] and gtot[g] the group's. */
+ * gcol[g] and gtot[g] the group's. Three blocks an SM (40 registers):
+ * UHD's 270 blocks are one wave (two an SM left 6 for a second). */
 template <int TH>
-__global__ void __launch_bounds__ (32 * kTiledGroup)
+__global__ void __launch_bounds__ (32 * kTiledGroup, 3)
 sat_tiled_aggregate_grouped (const TiledParams p)
 {
   __shared__ uint4 cs[kTiledGroup][32];
