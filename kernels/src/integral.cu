@@ -1221,6 +1221,26 @@ add4 (uint4 &a, const uint4 &b)
   a.w += b.w;
 }
 
+/* Exclusive scan over the block's NW warps of a vector a lane (v) and a
+ * word a warp (lane 0's t): each warp publishes its own in vs and ts, and
+ * after one barrier gets the sums over the warps before it in e and et. */
+template <int NW>
+__device__ __forceinline__ void
+warps_exclusive_scan (uint4 (&vs)[NW][32], uint32_t (&ts)[NW], int warp,
+    int lane, const uint4 &v, uint32_t t, uint4 &e, uint32_t &et)
+{
+  vs[warp][lane] = v;
+  if (lane == 0)
+    ts[warp] = t;
+  __syncthreads ();
+  e = make_uint4 (0, 0, 0, 0);
+  et = 0;
+  for (int k = 0; k < warp; k++) {
+    add4 (e, vs[k][lane]);
+    et += ts[k];
+  }
+}
+
 /* The sums of tile (tx, ty) for the warp of `lane`: writes the row sums
  * (row[tx][top + r], r < TH) and returns the lane's 4 column sums and, in
  * every lane, the tile total. */
@@ -1300,16 +1320,9 @@ sat_tiled_aggregate_grouped (const TiledParams p)
   uint32_t t = 0;
   if (ty < p.nty)               /* whole warps; the rest add zeros */
     c = tiled_tile_sums<TH> (p, tx, ty, lane, t);
-  cs[warp][lane] = c;
-  if (lane == 0)
-    ts[warp] = t;
-  __syncthreads ();
-  uint4 e = make_uint4 (0, 0, 0, 0);
-  uint32_t et = 0;
-  for (int k = 0; k < warp; k++) {
-    add4 (e, cs[k][lane]);
-    et += ts[k];
-  }
+  uint4 e;
+  uint32_t et;
+  warps_exclusive_scan (cs, ts, warp, lane, c, t, e, et);
   const int x = tx * kTW + 4 * lane;
   if (ty < p.nty) {
     __stcg (reinterpret_cast<uint4 *> (p.col + (size_t) ty * p.colp + x), e);
@@ -1369,16 +1382,9 @@ tiled_scan_block (uint32_t *v, size_t stride, int n, uint32_t *t,
         st += rt[k];
       }
   }
-  part[warp][lane] = s;
-  if (lane == 0)
-    partt[warp] = st;
-  __syncthreads ();
-  uint4 run = make_uint4 (0, 0, 0, 0);
-  uint32_t runt = 0;
-  for (int k = 0; k < warp; k++) {
-    add4 (run, part[k][lane]);
-    runt += partt[k];
-  }
+  uint4 run;
+  uint32_t runt;
+  warps_exclusive_scan (part, partt, warp, lane, s, st, run, runt);
   const bool kept = i1 - i0 <= kTiledBatch;
   for (int b = i0; b < i1; b += kTiledBatch) {
     if (!kept)
