@@ -22,7 +22,8 @@
  * is timed. Times: median of --runs (default 100) CUDA-event timings of one
  * call after warm-up, and b2b (bench::b2b_ms: 10 calls back to back per
  * event pair, per call); GB/s counts the input bytes read once (single
- * call). --json PATH appends one JSON object per measurement.
+ * call). --json PATH appends one JSON object per measurement. --profile:
+ * only a few calls of ours and CUB's on 4K planes and RGBA frames (for ncu).
  */
 #include "bench.h"
 #include "bench_npp.h"
@@ -563,6 +564,49 @@ bench_wide (Ctx &c, int w, int h, Fill fill, int bins)
   BENCH_CHECK (cudaFree (d));
 }
 
+/* --profile: a few plain calls of ours (automatic) and of CUB on 4K planes
+ * and RGBA frames, random and natural, for ncu (nothing timed). */
+void
+profile_calls (Ctx &c)
+{
+  for (Fill f : { Fill::random, Fill::natural })
+    for (int step : { 1, 4 }) {
+      Frame fr (3840, 2160, step, f, 9);
+      Inputs in;
+      for (int ch = 0; ch < (step == 4 ? 3 : 1); ch++)
+        in.add (fr, ch);
+      for (int k = 0; k < 2; k++)
+        if (cip::histogram (in.dev.data (), in.n (), 256, c.out, false, c.ws,
+                c.ws_bytes, c.stream) != cip::Status::ok)
+          exit (2);
+      size_t tb = 0;
+      const unsigned char *samples = fr.d;
+      if (step == 1) {
+        BENCH_CHECK (cub::DeviceHistogram::HistogramEven (nullptr, tb, samples,
+                c.cub_out[0], 257, 0, 256, fr.w, fr.h, fr.pitch, c.stream));
+        ensure_cub_temp (c, tb);
+        for (int k = 0; k < 2; k++)
+          BENCH_CHECK (cub::DeviceHistogram::HistogramEven (c.cub_temp, tb,
+                  samples, c.cub_out[0], 257, 0, 256, fr.w, fr.h, fr.pitch,
+                  c.stream));
+      } else {
+        ::cuda::std::array<unsigned int *, 3> outs { c.cub_out[0], c.cub_out[1],
+          c.cub_out[2] };
+        ::cuda::std::array<int, 3> levels { 257, 257, 257 };
+        ::cuda::std::array<int, 3> lower { 0, 0, 0 }, upper { 256, 256, 256 };
+        BENCH_CHECK ((cub::DeviceHistogram::MultiHistogramEven<4, 3> (nullptr, tb,
+                    samples, outs, levels, lower, upper, fr.w, fr.h, fr.pitch,
+                    c.stream)));
+        ensure_cub_temp (c, tb);
+        for (int k = 0; k < 2; k++)
+          BENCH_CHECK ((cub::DeviceHistogram::MultiHistogramEven<4, 3> (
+                      c.cub_temp, tb, samples, outs, levels, lower, upper,
+                      fr.w, fr.h, fr.pitch, c.stream)));
+      }
+      BENCH_CHECK (cudaStreamSynchronize (c.stream));
+    }
+}
+
 #ifdef CIP_HIST_TRACE
 }  // namespace
 namespace cip {
@@ -678,6 +722,11 @@ main (int argc, char **argv)
       return 0;
     }
 #endif
+  for (int i = 1; i < argc; i++)
+    if (strcmp (argv[i], "--profile") == 0) {
+      profile_calls (c);
+      return 0;
+    }
   struct Size { int w, h; };
   std::vector<Size> sizes = { {1920, 1080}, {3840, 2160}, {7680, 4320}, {16384, 16384} };
   if (c.args.quick)

@@ -31,7 +31,9 @@ enum class SatType { u32, u64 };
  * look-back through per-strip flags (1R1W). multi_pass: strip aggregates,
  * their column scan, then the strip SATs (2R1W, three launches).
  * tiled: 128 x 16 or 128 x 32 tiles, one warp each: tile row and column
- * sums, their scans, then the tiles' SATs (2R1W, three launches); 8-bit
+ * sums, their scans, then the tiles' SATs (2R1W, three launches; two up to
+ * 4096 columns with 16-row tiles, where the first pass scans groups of
+ * tiles and the last sums the groups); 8-bit
  * samples with step 1, no squared SAT, a destination of 16-byte aligned
  * address and pitch, sides up to 16384 (other requests for it run
  * multi_pass).
