@@ -40,8 +40,8 @@ extern const int kHistShapeCount;
 
 /* The shape (index into kHistShapes) a call runs when no shape is forced:
  * `pixels` of its largest group of inputs, `members` inputs read together
- * in it. */
-int histogram_pick_shape (uint64_t pixels, int members);
+ * in it, `groups` groups in the call. */
+int histogram_pick_shape (uint64_t pixels, int members, int groups);
 
 /* Checks the arguments of histogram_draw() that do not depend on the device. */
 Status histogram_draw_validate (const void *hist, int count, int bins,

@@ -108,17 +108,28 @@ shape_named (const char *name)
 
 /* What a call runs when no shape is forced. TUNE HERE after a bench run:
  * return the fastest shape by its name (the bench prints rows
- * "replicated/<name>"), by `pixels` and `members` where the winners differ
- * (members 1: a plane; 3 or 4: R, G, B (and luma) of packed RGB), e.g.
- *   return shape_named (members == 1 ? "t256+b8+direct" : "b8+direct"); */
+ * "replicated/<name>"), by `pixels`, `members` and `groups` where the
+ * winners differ (members 1: a plane; 3 or 4: R, G, B (and luma) of packed
+ * RGB; groups: inputs read in separate groups, e.g. 3 for Y, U, V). */
 int
-histogram_pick_shape (uint64_t pixels, int members)
+histogram_pick_shape (uint64_t pixels, int members, int groups)
 {
-  (void) pixels;
-  (void) members;
-  /* bench_histogram, H100 (RESULTS.md round 5): the best single shape on a
-   * plane at 1080p to 16384^2 (1.14-1.65x CUB against base's 1.13-1.42x),
-   * and better than base on R, G, B of RGBA in 5 of 6 cases */
+  /* bench_histogram, H100, four runs on two machines (RESULTS.md round
+   * 16), against b8+direct in the same runs:
+   * - one 1080p-class plane alone: t256+b8+direct, 0.0095-0.0104 ms
+   *   against 0.0099-0.0108 (b2b 0.0064-0.0069 against 0.0065-0.0075);
+   *   slower at 4K, and for Y, U, V in one call;
+   * - R, G, B of packed RGBA up to UHD: t1024+pf+b8+direct, 1080p
+   *   0.0152-0.0170 ms against 0.0161-0.0179 (b2b 0.0120-0.0128 against
+   *   0.0129-0.0138), UHD b2b 0.0201-0.0226 against 0.0202-0.0236; with
+   *   luma (4 members) no better. */
+  if (members == 1 && groups == 1 && pixels <= 2500000)
+    return shape_named ("t256+b8+direct");
+  if (members == 3 && pixels <= 9000000)
+    return shape_named ("t1024+pf+b8+direct");
+  /* RESULTS.md round 5: the best single shape on a plane at 1080p to
+   * 16384^2 (1.14-1.65x CUB against base's 1.13-1.42x), and better than
+   * base on R, G, B of RGBA in 5 of 6 cases */
   return shape_named ("b8+direct");
 }
 

@@ -1456,7 +1456,7 @@ histogram (const HistInput *inputs, int count, int bins, uint32_t *d_hist,
         members = grp[k].n;
       }
     }
-    shape_idx = detail::histogram_pick_shape (px, members);
+    shape_idx = detail::histogram_pick_shape (px, members, ng);
     if (shape_idx < 0 || shape_idx >= detail::kHistShapeCount)
       shape_idx = 0;
   }

@@ -401,10 +401,23 @@ GST_START_TEST (test_api_misc)
   }
   for (uint64_t px : { (uint64_t) 0, (uint64_t) 1, (uint64_t) 1920 * 1080,
           (uint64_t) 16384 * 16384, (uint64_t) cip::kHistogramMaxPixels })
-    for (int members = 1; members <= cip::kHistogramMaxInputs; members++) {
-      const int k = cip::detail::histogram_pick_shape (px, members);
-      fail_unless (k >= 0 && k < ns);
-    }
+    for (int members = 1; members <= cip::kHistogramMaxInputs; members++)
+      for (int groups = 1; groups <= cip::kHistogramMaxInputs; groups++) {
+        const int k = cip::detail::histogram_pick_shape (px, members, groups);
+        fail_unless (k >= 0 && k < ns);
+      }
+  /* the picks measured in RESULTS.md round 16 */
+  auto pick = [] (uint64_t px, int members, int groups) {
+    return std::string (cip::histogram_debug_shape_name (
+            cip::detail::histogram_pick_shape (px, members, groups)));
+  };
+  fail_unless (pick (1920 * 1080, 1, 1) == "t256+b8+direct");
+  fail_unless (pick (3840 * 2160, 1, 1) == "b8+direct");
+  fail_unless (pick (1920 * 1080, 1, 3) == "b8+direct");     /* Y, U, V */
+  fail_unless (pick (1920 * 1080, 3, 1) == "t1024+pf+b8+direct");
+  fail_unless (pick (3840 * 2160, 3, 1) == "t1024+pf+b8+direct");
+  fail_unless (pick (7680 * 4320, 3, 1) == "b8+direct");
+  fail_unless (pick (3840 * 2160, 4, 1) == "b8+direct");     /* with luma */
   const size_t most = cip::histogram_workspace_bytes (cip::kHistogramMaxInputs,
       cip::kHistogramMaxBins);
   for (int n = 1; n <= 4; n++)
