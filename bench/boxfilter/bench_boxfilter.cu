@@ -21,7 +21,7 @@
  * compared for information only: it truncates where we round to nearest, so
  * about half of its pixels are 1 lower. Each timing is the median of --runs
  * runs (default 100; --quick: 3840x2160 only, 20 runs) of one call between
- * two events, plus the per-call time of 10 calls back to back; NPP runs fewer
+ * two events, plus the per-call time of bench::kB2B calls back to back; NPP runs fewer
  * where one call is slow (large masks: 201x201 takes 0.64 s at 8K).
  *
  * Reference numbers, H200 (CUDA 13.0), 3840x2160, median ms single / b2b:

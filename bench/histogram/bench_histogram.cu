@@ -20,7 +20,7 @@
  *   runs only these cases.
  * Every variant is checked against the CPU reference once per case before it
  * is timed. Times: median of --runs (default 100) CUDA-event timings of one
- * call after warm-up, and b2b (bench::b2b_ms: 10 calls back to back per
+ * call after warm-up, and b2b (bench::b2b_ms: bench::kB2B calls back to back per
  * event pair, per call); GB/s counts the input bytes read once (single
  * call). --json PATH appends one JSON object per measurement. --profile:
  * only a few calls of ours and CUB's on 4K planes and RGBA frames (for ncu).

@@ -502,9 +502,11 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
     }
   }
 
-  if (s.w <= 4096) {
+  if (cip::detail::sat_config (s.w, s.h, cip::SatType::u32, false,
+          cip::SatAlgorithm::tiled).grouped) {
     /* tiled's three launches where the grouped two serve, for comparison */
-    cip::detail::SatTuning tu = cip::detail::sat_get_tuning ();
+    const cip::detail::SatTuning before = cip::detail::sat_get_tuning ();
+    cip::detail::SatTuning tu = before;
     tu.tiled_ungrouped = 1;
     cip::detail::sat_set_tuning (tu);
     const double b = bytes_moved (s, cip::SatType::u32, false);
@@ -514,9 +516,10 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
     Row r { sz, "tiled u32, 3 launches", t.median_ms, b / (t.median_ms * 1e6),
       100.0 * floor32 / t.median_ms, npp_ms > 0 ? npp_ms / t.median_ms : 0, b2b,
       npp_b2b };
-    emit (cx, r, input, floor32);
-    tu.tiled_ungrouped = 0;
-    cip::detail::sat_set_tuning (tu);
+    emit (cx, r, input, floor32, bench::kv ("config", config_string (s,
+                cip::SatType::u32, false, cip::SatAlgorithm::tiled) +
+            " three launches") + ", " + bench::kv ("min_ms", t.min_ms));
+    cip::detail::sat_set_tuning (before);
   }
 
   if (sweep) {
@@ -700,15 +703,17 @@ main (int argc, char **argv)
                   cx.ws.n, cx.stream, a) != cip::Status::ok)
             return 2;
       /* tiled's three launches where it runs grouped */
-      cip::detail::SatTuning tu = cip::detail::sat_get_tuning ();
+      const bool grouped = cip::detail::sat_config (s.w, s.h,
+          cip::SatType::u32, false, cip::SatAlgorithm::tiled).grouped;
+      const cip::detail::SatTuning before = cip::detail::sat_get_tuning ();
+      cip::detail::SatTuning tu = before;
       tu.tiled_ungrouped = 1;
       cip::detail::sat_set_tuning (tu);
-      for (int k = 0; k < 3 && s.w <= 4096; k++)
+      for (int k = 0; k < 3 && grouped; k++)
         if (cip::integral (dev_view (im), cip::SatType::u32, d, cx.ws.p,
                 cx.ws.n, cx.stream, cip::SatAlgorithm::tiled) != cip::Status::ok)
           return 2;
-      tu.tiled_ungrouped = 0;
-      cip::detail::sat_set_tuning (tu);
+      cip::detail::sat_set_tuning (before);
       BENCH_CHECK (cudaStreamSynchronize (cx.stream));
       BENCH_CHECK (cudaFree (im.dev));
     }

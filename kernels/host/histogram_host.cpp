@@ -122,10 +122,11 @@ histogram_pick_shape (uint64_t pixels, int members, int groups)
    * - R, G, B of packed RGBA up to UHD: t1024+pf+b8+direct, 1080p
    *   0.0152-0.0170 ms against 0.0161-0.0179 (b2b 0.0120-0.0128 against
    *   0.0129-0.0138), UHD b2b 0.0201-0.0226 against 0.0202-0.0236; with
-   *   luma (4 members) no better. */
+   *   luma (4 members) no better; with other groups in the call, not
+   *   measured. */
   if (members == 1 && groups == 1 && pixels <= 2500000)
     return shape_named ("t256+b8+direct");
-  if (members == 3 && pixels <= 9000000)
+  if (members == 3 && groups == 1 && pixels <= 9000000)
     return shape_named ("t1024+pf+b8+direct");
   /* RESULTS.md round 5: the best single shape on a plane at 1080p to
    * 16384^2 (1.14-1.65x CUB against base's 1.13-1.42x), and better than

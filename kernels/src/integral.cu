@@ -1164,18 +1164,27 @@ sat_output (const SatParams p)
  * corner and left(y) the tile columns left of it (at most 31 words a warp
  * row, spread over the lanes). One kernel boundary fewer on the chain. */
 constexpr int kTW = 128;            /* tile width: 4 columns a lane */
-constexpr int kTiledWarps = 4;      /* tiles (warps) a block, passes 1 and 3 */
+constexpr int kTiledWarps = 4;      /* tiles (warps) a block: first pass
+                                       (three launches) and output */
 constexpr int kTiledScanWarps = 32; /* warps a block of the scan pass */
 constexpr int kTiledGroup = 16;     /* grouped: tile rows (warps) a block */
 constexpr int kTiledGroupMaxTx = 32;  /* grouped: tile columns at most */
 constexpr int kTiledGroupBatch = 4;   /* grouped output: groups a batch */
+
+/* Groups of nty tile rows. */
+constexpr int
+tiled_ngroups (int nty)
+{
+  return (nty + kTiledGroup - 1) / kTiledGroup;
+}
 
 /* The tables (detail::SatTiles) and, for the output pass, the table. */
 struct TiledParams : detail::SatTiles {
   void *sum;
   size_t sum_pitch;
   /* grouped: the groups' column sums gcol[ngroups][colp] and totals
-   * gtot[ngroups][ntx]; col and tot then hold in-group prefixes */
+   * gtot[ngroups][ntx]; col and tot then hold in-group prefixes, and row
+   * the row sums unscanned (not the SatTiles layout) */
   uint32_t *gcol = nullptr, *gtot = nullptr;
 };
 
@@ -1304,10 +1313,19 @@ sat_tiled_aggregate (const TiledParams p)
 /* Grouped first pass: block g * ntx + tx sums the tiles ty = g * kTiledGroup +
  * warp of tile column tx and scans their column sums and totals down the
  * group: col[ty] and tot[ty] get the sums over the group's tiles above ty,
- * gcol[g] and gtot[g] the group's. Three blocks an SM (40 registers):
- * UHD's 270 blocks are one wave (two an SM left 6 for a second). */
+ * gcol[g] and gtot[g] the group's. Three blocks an SM (40 registers, 8
+ * bytes spilled on sm_90): UHD's 270 blocks are one wave (two an SM left
+ * 6 for a second). */
+/* three 512-thread blocks an SM where an SM holds 1536 threads or more
+ * (sm_80 on), two on sm_75 */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define CIP_TILED_GROUP_MIN_BLOCKS 2
+#else
+#define CIP_TILED_GROUP_MIN_BLOCKS 3
+#endif
+
 template <int TH>
-__global__ void __launch_bounds__ (32 * kTiledGroup, 3)
+__global__ void __launch_bounds__ (32 * kTiledGroup, CIP_TILED_GROUP_MIN_BLOCKS)
 sat_tiled_aggregate_grouped (const TiledParams p)
 {
   __shared__ uint4 cs[kTiledGroup][32];
@@ -1652,7 +1670,7 @@ tiled_grouped (int width, int th)
 /* Workspace of tiled, after the control words: col[nty][colp], row[ntx][rowp],
  * tot[nty][ntx]; grouped also gcol[ngroups][colp], gtot[ngroups][ntx]. */
 struct TiledLayout {
-  int ntx = 0, nty = 0, ngroups = 0;  /* ngroups 0: not grouped */
+  int ntx = 0, nty = 0, ngroups = 0;  /* ngroups 0: no group tables */
   size_t colp = 0, rowp = 0;
   size_t col = 0, row = 0, tot = 0, gcol = 0, gtot = 0, total = 0;
 };
@@ -1708,7 +1726,7 @@ make_tiled_layout (int width, int height, int th)
   l.tot = off;
   off = align256 (off + (size_t) l.nty * l.ntx * 4);
   if (tiled_groups_fit (width, th)) {
-    l.ngroups = (l.nty + kTiledGroup - 1) / kTiledGroup;
+    l.ngroups = tiled_ngroups (l.nty);
     l.gcol = off;
     off = align256 (off + (size_t) l.ngroups * l.colp * 4);
     l.gtot = off;
@@ -1777,23 +1795,30 @@ sat_config (int width, int height, SatType type, bool squared,
 }  // namespace detail
 
 /* The choice of SatAlgorithm::automatic, from bench/integral --sweep-tiled
- * on an H100 (u32, median of 50 runs, round 10 of bench/RESULTS.md):
+ * on an H100 (u32, median of 50 runs, round 10 of bench/RESULTS.md; tiled
+ * in three launches then):
  *              1920x1080   3840x2160   7680x4320   16384x16384
  *   tiled        0.0179      0.0251      0.0839      0.636 ms
  *   multi_pass   0.0193      0.0277      0.0925      0.674 ms
  *   single_pass  0.0353      0.0448      0.117       0.859 ms
  * u32 tables: tiled wherever it serves the request (sat_resolve moves the
- * rest to multi_pass). u64 tables: multi_pass (4K: 0.0393 ms against tiled's
- * 0.0400, the only size measured). single_pass is bound by its chain of
+ * rest to multi_pass). u64 tables: tiled where it runs grouped (two
+ * launches: 16-row tiles, up to 4096 columns; round 16, 4K, calls 3, 5 and
+ * 6: 0.0375-0.0398 ms against multi_pass's 0.0397-0.0474, b2b 0.0349-0.0357
+ * against 0.0365-0.0376), multi_pass elsewhere (round 10, 4K, tiled in three
+ * launches: 0.0400 against 0.0393). single_pass is bound by its chain of
  * strips at every size. Re-run the bench after changing a kernel or on
  * another GPU. */
 SatAlgorithm
 integral_pick (int width, int height, SatType type)
 {
-  if (type == SatType::u32 && width <= detail::kSatTiledMaxSide &&
-      height <= detail::kSatTiledMaxSide)
+  if (width > detail::kSatTiledMaxSide || height > detail::kSatTiledMaxSide)
+    return SatAlgorithm::multi_pass;
+  if (type == SatType::u32)
     return SatAlgorithm::tiled;
-  return SatAlgorithm::multi_pass;
+  const int th = default_th_tiled (width, height);
+  return tiled_groups_fit (width, th) ? SatAlgorithm::tiled :
+      SatAlgorithm::multi_pass;
 }
 
 size_t
@@ -1908,7 +1933,7 @@ run_tiled_kernels (const TiledParams &p, cudaStream_t stream)
   const int grid = (p.ntx * p.nty + kTiledWarps - 1) / kTiledWarps;
   if constexpr (TH == 16) {
     if (p.gcol) {
-      const int ggrid = p.ntx * ((p.nty + kTiledGroup - 1) / kTiledGroup);
+      const int ggrid = p.ntx * tiled_ngroups (p.nty);
       Status st = launch (sat_tiled_aggregate_grouped<TH>, ggrid,
           32 * kTiledGroup, 0, stream, p, "sat_tiled_aggregate_grouped");
       if (st != Status::ok)

@@ -418,6 +418,11 @@ GST_START_TEST (test_api_misc)
   fail_unless (pick (3840 * 2160, 3, 1) == "t1024+pf+b8+direct");
   fail_unless (pick (7680 * 4320, 3, 1) == "b8+direct");
   fail_unless (pick (3840 * 2160, 4, 1) == "b8+direct");     /* with luma */
+  fail_unless (pick (3840 * 2160, 3, 2) == "b8+direct");     /* and a plane */
+  fail_unless (pick (2500000, 1, 1) == "t256+b8+direct");
+  fail_unless (pick (2500001, 1, 1) == "b8+direct");
+  fail_unless (pick (9000000, 3, 1) == "t1024+pf+b8+direct");
+  fail_unless (pick (9000001, 3, 1) == "b8+direct");
   const size_t most = cip::histogram_workspace_bytes (cip::kHistogramMaxInputs,
       cip::kHistogramMaxBins);
   for (int n = 1; n <= 4; n++)

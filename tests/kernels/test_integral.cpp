@@ -314,6 +314,18 @@ GST_START_TEST (test_resolve)
           cip::SatType::u32));
   fail_unless (r (A::automatic, cip::SatType::u64) == cip::integral_pick (33,
           7, cip::SatType::u64));
+#ifdef HAVE_CUDA
+  /* the picks measured in RESULTS.md rounds 10 and 16 */
+  fail_unless (cip::integral_pick (1920, 1080, cip::SatType::u32) == A::tiled);
+  fail_unless (cip::integral_pick (7680, 4320, cip::SatType::u32) == A::tiled);
+  fail_unless (cip::integral_pick (3840, 2160, cip::SatType::u64) == A::tiled);
+  fail_unless (cip::integral_pick (4097, 2160, cip::SatType::u64) ==
+      A::multi_pass);
+  fail_unless (cip::integral_pick (7680, 4320, cip::SatType::u64) ==
+      A::multi_pass);
+  fail_unless (cip::integral_pick (cip::detail::kSatTiledMaxSide + 1, 8,
+          cip::SatType::u32) == A::multi_pass);
+#endif
   d.sum_pitch = 152;            /* not a multiple of 16 */
   fail_unless (r (A::tiled) == A::multi_pass);
   d.sum_pitch = 160;
@@ -1136,10 +1148,11 @@ GST_END_TEST;
  * w + 13: not a multiple of 4 for most widths), u32 and u64 tables with
  * 16-byte aligned rows (so that tiled, not its fallback, runs: checked),
  * streaming and (fewer sizes) plain stores; planes that run grouped (two
- * launches) around its 256-row groups and its 4096-column limit, both ways;
- * then, full mode, 263 tile rows (more than the scan keeps in registers)
- * and an all-255 16384 x 4096 frame whose u64 corners pass 2^32 and whose
- * u32 table wraps. */
+ * launches) around its 256-row groups and its 4096-column limit, grouped and
+ * in three launches (one 4096-column plane in small mode too); then, full
+ * mode, 263 tile rows (more than the scan keeps in registers), a grouped
+ * all-255 4096 x 4352 frame and an all-255 16384 x 4096 frame (32-row
+ * tiles), whose u64 corners pass 2^32 and whose u32 tables wrap. */
 GST_START_TEST (test_gpu_tiled)
 {
   const bool sm = cip_test_small ();
@@ -1205,17 +1218,23 @@ GST_START_TEST (test_gpu_tiled)
             (int) cfg.grouped);
         failures++;
       }
-      for (int h : { 255, 256, 257, 513, 1205 }) {
-        if ((sm && (w * h > 600000 || (w > 200 && h == 1205))) ||
-            (ug && h != 257 && h != 1205))
+      /* 1300 rows: 82 tile rows, 6 groups (the output's second batch) */
+      for (int h : { 255, 256, 257, 513, 1300 }) {
+        const bool wide_small = w == 4096 && h == 257;
+        if ((sm && !wide_small && (w * h > 600000 || (w > 200 && h == 1300)))
+            || (ug && h != 257 && h != 1300))
           continue;
         one (w, h, Content::random, PitchMode::aligned256, vs[0]);
-        if (w == 4096 || !sm) {
+        if (wide_small || !sm) {
           one (w, h, Content::all255, PitchMode::aligned256, vs[1]);
           one (w, h, Content::random, PitchMode::odd, vs[1]);
         }
       }
     }
+    /* u64 corners past 2^32 through the groups (all 255: 4096 x 4352 sums
+     * to 4.5e9) */
+    if (!sm && !ug)
+      one (4096, 4352, Content::all255, PitchMode::aligned256, vs[1]);
   }
   cip::detail::sat_set_tuning (saved);
   if (!sm)
