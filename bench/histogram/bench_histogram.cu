@@ -367,6 +367,46 @@ time_floors (Ctx &c, const Frame &f, std::vector<Row> &rows)
   BENCH_CHECK (cudaGetLastError ());
 }
 
+/* CUB's histogram of a plane (257 levels over [0, 256) = one bin per
+ * value) into c.cub_out[0], its temporary storage sized: what the bench
+ * times and --profile launches. */
+std::function<void (cudaStream_t)>
+cub_plane_fn (Ctx &c, const Frame &f)
+{
+  const unsigned char *samples = f.d;
+  size_t tb = 0;
+  BENCH_CHECK (cub::DeviceHistogram::HistogramEven (nullptr, tb, samples,
+          c.cub_out[0], 257, 0, 256, f.w, f.h, f.pitch, c.stream));
+  ensure_cub_temp (c, tb);
+  return [&c, &f, samples] (cudaStream_t s) {
+    size_t bytes = c.cub_temp_bytes;
+    BENCH_CHECK (cub::DeviceHistogram::HistogramEven (c.cub_temp, bytes,
+            samples, c.cub_out[0], 257, 0, 256, f.w, f.h, f.pitch, s));
+  };
+}
+
+/* CUB's R, G, B histograms of packed RGBA into c.cub_out[0 .. 2]. */
+std::function<void (cudaStream_t)>
+cub_rgb_fn (Ctx &c, const Frame &f)
+{
+  const unsigned char *samples = f.d;
+  const ::cuda::std::array<unsigned int *, 3> outs { c.cub_out[0],
+    c.cub_out[1], c.cub_out[2] };
+  const ::cuda::std::array<int, 3> levels { 257, 257, 257 };
+  const ::cuda::std::array<int, 3> lower { 0, 0, 0 }, upper { 256, 256, 256 };
+  size_t tb = 0;
+  BENCH_CHECK ((cub::DeviceHistogram::MultiHistogramEven<4, 3> (nullptr, tb,
+              samples, outs, levels, lower, upper, f.w, f.h, f.pitch,
+              c.stream)));
+  ensure_cub_temp (c, tb);
+  return [&c, &f, samples, outs, levels, lower, upper] (cudaStream_t s) {
+    size_t bytes = c.cub_temp_bytes;
+    BENCH_CHECK ((cub::DeviceHistogram::MultiHistogramEven<4, 3> (c.cub_temp,
+                bytes, samples, outs, levels, lower, upper, f.w, f.h, f.pitch,
+                s)));
+  };
+}
+
 void
 bench_plane (Ctx &c, int w, int h, Fill fill)
 {
@@ -377,17 +417,7 @@ bench_plane (Ctx &c, int w, int h, Fill fill)
   std::vector<Row> rows;
   time_ours (c, in, want, "", rows);
 
-  /* CUB: 257 levels over [0, 256) = one bin per value */
-  const unsigned char *samples = f.d;
-  size_t tb = 0;
-  BENCH_CHECK (cub::DeviceHistogram::HistogramEven (nullptr, tb, samples, c.cub_out[0],
-          257, 0, 256, w, h, f.pitch, c.stream));
-  ensure_cub_temp (c, tb);
-  auto cub_fn = [&] (cudaStream_t s) {
-    size_t bytes = c.cub_temp_bytes;
-    BENCH_CHECK (cub::DeviceHistogram::HistogramEven (c.cub_temp, bytes, samples,
-            c.cub_out[0], 257, 0, 256, w, h, f.pitch, s));
-  };
+  const auto cub_fn = cub_plane_fn (c, f);
   BENCH_CHECK (cudaMemset (c.cub_out[0], 0xA5, 256 * 4));
   cub_fn (c.stream);
   bool ok = verify (c.cub_out[0], want, "cub");
@@ -435,19 +465,7 @@ bench_rgba (Ctx &c, int w, int h, Fill fill)
   time_ours (c, rgb, want3, "rgb ", rows);
   time_ours (c, rgbl, want4, "rgb+luma ", rows);
 
-  const unsigned char *samples = f.d;
-  ::cuda::std::array<unsigned int *, 3> outs { c.cub_out[0], c.cub_out[1], c.cub_out[2] };
-  ::cuda::std::array<int, 3> levels { 257, 257, 257 };
-  ::cuda::std::array<int, 3> lower { 0, 0, 0 }, upper { 256, 256, 256 };
-  size_t tb = 0;
-  BENCH_CHECK ((cub::DeviceHistogram::MultiHistogramEven<4, 3> (nullptr, tb, samples,
-          outs, levels, lower, upper, w, h, f.pitch, c.stream)));
-  ensure_cub_temp (c, tb);
-  auto cub_fn = [&] (cudaStream_t s) {
-    size_t bytes = c.cub_temp_bytes;
-    BENCH_CHECK ((cub::DeviceHistogram::MultiHistogramEven<4, 3> (c.cub_temp, bytes,
-            samples, outs, levels, lower, upper, w, h, f.pitch, s)));
-  };
+  const auto cub_fn = cub_rgb_fn (c, f);
   for (int k = 0; k < 3; k++)
     BENCH_CHECK (cudaMemset (c.cub_out[k], 0xA5, 256 * 4));
   cub_fn (c.stream);
@@ -579,30 +597,9 @@ profile_calls (Ctx &c)
         if (cip::histogram (in.dev.data (), in.n (), 256, c.out, false, c.ws,
                 c.ws_bytes, c.stream) != cip::Status::ok)
           exit (2);
-      size_t tb = 0;
-      const unsigned char *samples = fr.d;
-      if (step == 1) {
-        BENCH_CHECK (cub::DeviceHistogram::HistogramEven (nullptr, tb, samples,
-                c.cub_out[0], 257, 0, 256, fr.w, fr.h, fr.pitch, c.stream));
-        ensure_cub_temp (c, tb);
-        for (int k = 0; k < 2; k++)
-          BENCH_CHECK (cub::DeviceHistogram::HistogramEven (c.cub_temp, tb,
-                  samples, c.cub_out[0], 257, 0, 256, fr.w, fr.h, fr.pitch,
-                  c.stream));
-      } else {
-        ::cuda::std::array<unsigned int *, 3> outs { c.cub_out[0], c.cub_out[1],
-          c.cub_out[2] };
-        ::cuda::std::array<int, 3> levels { 257, 257, 257 };
-        ::cuda::std::array<int, 3> lower { 0, 0, 0 }, upper { 256, 256, 256 };
-        BENCH_CHECK ((cub::DeviceHistogram::MultiHistogramEven<4, 3> (nullptr, tb,
-                    samples, outs, levels, lower, upper, fr.w, fr.h, fr.pitch,
-                    c.stream)));
-        ensure_cub_temp (c, tb);
-        for (int k = 0; k < 2; k++)
-          BENCH_CHECK ((cub::DeviceHistogram::MultiHistogramEven<4, 3> (
-                      c.cub_temp, tb, samples, outs, levels, lower, upper,
-                      fr.w, fr.h, fr.pitch, c.stream)));
-      }
+      const auto cub_fn = step == 1 ? cub_plane_fn (c, fr) : cub_rgb_fn (c, fr);
+      for (int k = 0; k < 2; k++)
+        cub_fn (c.stream);
       BENCH_CHECK (cudaStreamSynchronize (c.stream));
     }
 }

@@ -1310,12 +1310,6 @@ sat_tiled_aggregate (const TiledParams p)
     __stcg (p.tot + (size_t) ty * p.ntx + tx, t);
 }
 
-/* Grouped first pass: block g * ntx + tx sums the tiles ty = g * kTiledGroup +
- * warp of tile column tx and scans their column sums and totals down the
- * group: col[ty] and tot[ty] get the sums over the group's tiles above ty,
- * gcol[g] and gtot[g] the group's. Three blocks an SM (40 registers, 8
- * bytes spilled on sm_90): UHD's 270 blocks are one wave (two an SM left
- * 6 for a second). */
 /* three 512-thread blocks an SM where an SM holds 1536 threads or more
  * (sm_80 on), two on sm_75 */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -1324,6 +1318,12 @@ sat_tiled_aggregate (const TiledParams p)
 #define CIP_TILED_GROUP_MIN_BLOCKS 3
 #endif
 
+/* Grouped first pass: block g * ntx + tx sums the tiles ty = g * kTiledGroup +
+ * warp of tile column tx and scans their column sums and totals down the
+ * group: col[ty] and tot[ty] get the sums over the group's tiles above ty,
+ * gcol[g] and gtot[g] the group's. Three blocks an SM (40 registers, 8
+ * bytes spilled on sm_90): UHD's 270 blocks are one wave (two an SM left
+ * 6 for a second). */
 template <int TH>
 __global__ void __launch_bounds__ (32 * kTiledGroup, CIP_TILED_GROUP_MIN_BLOCKS)
 sat_tiled_aggregate_grouped (const TiledParams p)

@@ -1071,15 +1071,16 @@ GST_START_TEST (test_gpu_16bit_shapes)
 GST_END_TEST;
 
 /* Tunes `saved` to th rows per strip (multi_pass) or per tile (tiled, with
- * plain stores if `plain`) and checks that the launch configuration takes
- * it. */
+ * plain stores if `plain`, in three launches where it would run grouped if
+ * `ungrouped`) and checks that the launch configuration takes it. */
 static void
 set_rows (const cip::detail::SatTuning &saved, cip::SatAlgorithm a, int th,
-    int plain = 0)
+    int plain = 0, int ungrouped = 0)
 {
   cip::detail::SatTuning t = saved;
   (a == cip::SatAlgorithm::tiled ? t.th_tiled : t.th_multi) = th;
   t.tiled_plain = plain;
+  t.tiled_ungrouped = ungrouped;
   cip::detail::sat_set_tuning (t);
   const cip::detail::SatConfig cfg = cip::detail::sat_config (100, 100,
       cip::SatType::u32, false, a);
@@ -1206,10 +1207,7 @@ GST_START_TEST (test_gpu_tiled)
    * groups, the widest plane it serves (32 tile columns), one tile column
    * more (three launches), then the same requests through three launches */
   for (int ug : { 0, 1 }) {
-    cip::detail::SatTuning t = saved;
-    t.th_tiled = 16;
-    t.tiled_ungrouped = ug;
-    cip::detail::sat_set_tuning (t);
+    set_rows (saved, cip::SatAlgorithm::tiled, 16, 0, ug);
     for (int w : { 129, 3841, 4096, 4097 }) {
       const cip::detail::SatConfig cfg = cip::detail::sat_config (w, 300,
           cip::SatType::u32, false, cip::SatAlgorithm::tiled);
