@@ -645,7 +645,7 @@ trace_plane (Ctx &c, int w, int h, Fill fill)
   }
   printf ("trace plane %dx%d %s: %d blocks, span %.2f us\n", w, h,
       fill_name (fill), n, (t6 - t0) / 1e3);
-  const char *names[] = { "start", "claim", "zeroed", "counted", "ready",
+  const char *names[] = { "start", "claimed", "outzero", "counted", "summed",
     "merged", "done" };
   for (int j = 0; j < 7; j++) {
     std::vector<double> at, dur;

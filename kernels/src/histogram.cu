@@ -60,7 +60,7 @@ constexpr int kSmallThreads = 512;
 constexpr int kVecs = 4;                      /* 16-byte chunks per lane per item */
 constexpr int kChunksPerItem = 32 * kVecs;
 constexpr int kSamps = 8;                     /* generic path: samples per lane per item */
-constexpr size_t kWsHeader = 128;  /* ticket, claim, ready, epoch, then the accumulator */
+constexpr size_t kWsHeader = 128;  /* ticket, claim, ready, then the accumulator */
 constexpr uint32_t kNoBin = 0xFFFFFFFFu;
 
 enum Path { kPathVec1, kPathVec2, kPathVec4, kPathGeneric };
@@ -84,6 +84,8 @@ struct Group {
   uint32_t items_per_row;
   uint32_t items;
   int path, algo, nmem;
+  int rgb3;               /* kPathVec4, three members, no luma (see
+                           * vec_count_item_rgb3; 256 bins only) */
   int block_begin, nblocks;
   uint32_t region_words;  /* shared-memory words per member, multiple of 4 */
   Member mem[kHistogramMaxInputs];
@@ -101,7 +103,8 @@ struct Params {
   uint32_t *ticket;       /* direct, overwrite: blocks done */
   uint32_t *acc;          /* nout * bins, zero between calls */
   /* direct, overwrite: see the kernel */
-  unsigned long long *claim, *ready, *epoch;
+  unsigned long long *claim;
+  uint32_t *ready;
 };
 
 /* 32-bit words per lane copy. */
@@ -331,6 +334,56 @@ vec_load_item (const Group &g, uint32_t item, int lane, uint32_t (&w)[kVecs][4],
         lo, hi, w[j], m[j]);
 }
 
+/* Counts the chunks of one item for three colour bytes of packed 4-byte
+ * pixels (RGBA, BGRx, ...: Group::rgb3), 256 bins: the members' permute
+ * selectors and counters are set once per item, and one check finds the
+ * vectors whose pixels are all alike in the three bytes. (The general loop
+ * below tests, per chunk and member, the member count, luma and the
+ * member's own sameness.) */
+template <int A>
+__device__ __forceinline__ void
+vec_count_item_rgb3 (const Params &p, const Group &g, uint32_t *smem, int lane,
+    const uint32_t (&w)[kVecs][4], const uint32_t (&m)[kVecs])
+{
+  uint32_t sel[3], mask = 0;
+#pragma unroll
+  for (int mi = 0; mi < 3; mi++) {
+    sel[mi] = 0x4440u | (uint32_t) g.mem[mi].res;
+    mask |= 0xFFu << (8 * g.mem[mi].res);
+  }
+  const Counter<A> c0 (smem, p.bins, lane);
+  const Counter<A> c1 (smem + g.region_words, p.bins, lane);
+  const Counter<A> c2 (smem + 2 * g.region_words, p.bins, lane);
+#pragma unroll
+  for (int j = 0; j < kVecs; j++) {
+    if (m[j] == 0xFFFFu) {
+      const uint32_t diff = (w[j][0] ^ w[j][1]) | (w[j][0] ^ w[j][2]) | (w[j][0] ^ w[j][3]);
+      if ((diff & mask) == 0) {
+        c0.add (__byte_perm (w[j][0], 0, sel[0]), 4u);
+        c1.add (__byte_perm (w[j][0], 0, sel[1]), 4u);
+        c2.add (__byte_perm (w[j][0], 0, sel[2]), 4u);
+        continue;
+      }
+#pragma unroll
+      for (int t = 0; t < 4; t++) {
+        c0.add (__byte_perm (w[j][t], 0, sel[0]), 1u);
+        c1.add (__byte_perm (w[j][t], 0, sel[1]), 1u);
+        c2.add (__byte_perm (w[j][t], 0, sel[2]), 1u);
+      }
+    } else if (m[j] != 0) {
+#pragma unroll
+      for (int t = 0; t < 4; t++) {
+        if ((m[j] >> (4 * t + g.mem[0].res)) & 1u)
+          c0.add (__byte_perm (w[j][t], 0, sel[0]), 1u);
+        if ((m[j] >> (4 * t + g.mem[1].res)) & 1u)
+          c1.add (__byte_perm (w[j][t], 0, sel[1]), 1u);
+        if ((m[j] >> (4 * t + g.mem[2].res)) & 1u)
+          c2.add (__byte_perm (w[j][t], 0, sel[2]), 1u);
+      }
+    }
+  }
+}
+
 /* Counts the chunks of one item for every member of g. */
 template <int A, int S, bool B8>
 __device__ __forceinline__ void
@@ -365,18 +418,24 @@ vec_count_item (const Params &p, const Group &g, uint32_t *smem, int lane,
  * `lane` of a warp takes chunks lane, lane + 32, ... of its items. PF: the
  * next item's loads are in flight while this one is counted (twice the
  * registers for chunks). */
-template <int A, int S, bool PF, bool B8>
+template <int A, int S, bool PF, bool B8, bool RGB3 = false>
 __device__ void
 run_vec (const Params &p, const Group &g, uint32_t *smem, int lane,
     uint32_t first, uint32_t stride)
 {
+  auto count = [&] (const uint32_t (&w)[kVecs][4], const uint32_t (&m)[kVecs]) {
+    if constexpr (RGB3)
+      vec_count_item_rgb3<A> (p, g, smem, lane, w, m);
+    else
+      vec_count_item<A, S, B8> (p, g, smem, lane, w, m);
+  };
   const uint32_t items = g.items;
   uint32_t w[kVecs][4];
   uint32_t m[kVecs];
   if constexpr (!PF) {
     for (uint32_t item = first; item < items; item += stride) {
       vec_load_item (g, item, lane, w, m);
-      vec_count_item<A, S, B8> (p, g, smem, lane, w, m);
+      count (w, m);
     }
   } else {
     if (first < items)
@@ -394,7 +453,7 @@ run_vec (const Params &p, const Group &g, uint32_t *smem, int lane,
           nm[j] = 0;
         }
       }
-      vec_count_item<A, S, B8> (p, g, smem, lane, w, m);
+      count (w, m);
 #pragma unroll
       for (int j = 0; j < kVecs; j++) {
 #pragma unroll
@@ -448,39 +507,62 @@ run_generic (const Params &p, const Group &g, uint32_t *smem, int lane,
   }
 }
 
-/* Adds one member's block histogram (region r) to acc[0 .. bins). */
+/* The merge, in two steps, so that the wait for the zeroed output (direct
+ * overwrite) hides behind the first:
+ * - merge_sums: per bin of one member's region r, the sum of its lane copies
+ *   (and wide bins), written back into the region at total_word<A> (bin);
+ * - merge_out: adds every non-zero total of the block's members to the
+ *   output (or the accumulator) with one atomic each. */
+template <int A>
+__device__ __forceinline__ uint32_t
+total_word (int b)
+{
+  return A == kWarpAgg ? (uint32_t) b :
+      A == kReplicated ? (uint32_t) b << 5 :
+      A == kPacked16 ? (((uint32_t) b >> 1) << 5) + ((uint32_t) b & 1u) :
+      (((uint32_t) b >> 2) << 5) + ((uint32_t) b & 3u);
+}
+
 template <int A>
 __device__ void
-merge (const uint32_t *r, uint32_t *acc, int bins, int tid)
+merge_sums (uint32_t *r, int bins, int tid)
 {
-  if constexpr (A == kWarpAgg) {
-    for (int b = tid; b < bins; b += (int) blockDim.x) {
-      const uint32_t v = r[b];
-      if (v)
-        atomicAdd (acc + b, v);
-    }
-  } else {
+  if constexpr (A != kWarpAgg) {
     /* P threads (consecutive lanes) per word of the lane copies; nw * P is a
-     * multiple of 32, so whole warps take part in the shuffles or leave. */
+     * multiple of 32, so whole warps take part in the shuffles or leave.
+     * The 32 copies of a word are eight 16-byte chunks, read by the first
+     * Q = min (P, 8) threads of the word, 8 / Q chunks each (a quarter of
+     * the loads of 32-bit reads: the merge ran once a warp and cost a
+     * quarter of the kernel's instructions at 4K). Thread (wi, part) reads
+     * chunk (part * 8 / Q + wi + i) % 8: the eight threads of a 16-byte
+     * load's phase read eight different chunk positions, every bank once.
+     * Only the threads of word wi read its copies, and they have all read
+     * them once the shuffles are done: its totals go back in place. */
     const int nw = (int) lane_words (A, bins);   /* a power of two */
     const int P = min (32, (int) blockDim.x / nw);
     if (tid >= nw * P)
       return;
     const int wi = tid / P;
     const int part = tid & (P - 1);
+    const int Q = min (P, 8);
+    uint32_t *const rw = r + wi * 32;
+    const uint4 *r4 = reinterpret_cast<const uint4 *> (rw);
     uint32_t s0 = 0, s1 = 0;
-    for (int i = 0; i < 32 / P; i++) {
-      /* lanes part + P * (i + wi): a different bank for each thread of a warp */
-      const uint32_t x = r[wi * 32 + ((part + P * (i + wi)) & 31)];
-      if (A == kReplicated) {
-        s0 += x;
-      } else if (A == kPacked16) {
-        s0 += x & 0xFFFFu;
-        s1 += x >> 16;
-      } else {
-        /* bytes 0, 2 and 1, 3 in 16-bit fields: at most 32 * 255 each */
-        s0 += x & 0x00FF00FFu;
-        s1 += (x >> 8) & 0x00FF00FFu;
+    if (part < Q) {
+      for (int i = 0; i < 8 / Q; i++) {
+        const uint4 v = r4[(part * (8 / Q) + wi + i) & 7];
+        if (A == kReplicated) {
+          s0 += (v.x + v.y) + (v.z + v.w);
+        } else if (A == kPacked16) {
+          s0 += (v.x & 0xFFFFu) + (v.y & 0xFFFFu) + (v.z & 0xFFFFu) + (v.w & 0xFFFFu);
+          s1 += (v.x >> 16) + (v.y >> 16) + (v.z >> 16) + (v.w >> 16);
+        } else {
+          /* bytes 0, 2 and 1, 3 in 16-bit fields: at most 32 * 255 each */
+          s0 += (v.x & 0x00FF00FFu) + (v.y & 0x00FF00FFu) +
+              (v.z & 0x00FF00FFu) + (v.w & 0x00FF00FFu);
+          s1 += ((v.x >> 8) & 0x00FF00FFu) + ((v.y >> 8) & 0x00FF00FFu) +
+              ((v.z >> 8) & 0x00FF00FFu) + ((v.w >> 8) & 0x00FF00FFu);
+        }
       }
     }
     for (int o = P / 2; o > 0; o >>= 1) {
@@ -491,33 +573,41 @@ merge (const uint32_t *r, uint32_t *acc, int bins, int tid)
       return;
     const uint32_t *wide = r + nw * 32;
     if (A == kReplicated) {
-      if (s0)
-        atomicAdd (acc + wi, s0);
+      rw[0] = s0;
     } else if (A == kPacked16) {
-      const uint32_t v0 = s0 + wide[2 * wi], v1 = s1 + wide[2 * wi + 1];
-      if (v0)
-        atomicAdd (acc + 2 * wi, v0);
-      if (v1)
-        atomicAdd (acc + 2 * wi + 1, v1);
+      rw[0] = s0 + wide[2 * wi];
+      rw[1] = s1 + wide[2 * wi + 1];
     } else {
       const uint32_t f[4] = { s0 & 0xFFFFu, s1 & 0xFFFFu, s0 >> 16, s1 >> 16 };
 #pragma unroll
-      for (int c = 0; c < 4; c++) {
-        const int b = 4 * wi + c;
-        if (b < bins) {
-          const uint32_t v = f[c] + wide[b];
-          if (v)
-            atomicAdd (acc + b, v);
-        }
-      }
+      for (int c = 0; c < 4; c++)
+        if (4 * wi + c < bins)
+          rw[c] = f[c] + wide[4 * wi + c];
     }
   }
 }
 
+template <int A>
+__device__ void
+merge_out (const Params &p, const Group &g, const uint32_t *smem,
+    uint32_t *dst, int tid)
+{
+  const int lb = 8 - p.shift;                  /* bins = 1 << lb */
+  const int n = g.nmem << lb;
+  for (int i = tid; i < n; i += (int) blockDim.x) {
+    const int mi = i >> lb, b = i & (p.bins - 1);
+    const uint32_t v = smem[mi * g.region_words + total_word<A> (b)];
+    if (v)
+      atomicAdd (dst + (size_t) g.mem[mi].input * p.bins + b, v);
+  }
+}
+
 /* CIP_HIST_TRACE builds stamp %globaltimer per block (bench_histogram
- * --trace): [0] start, [1] claim done, [2] shared counters zeroed, [3]
- * counted, [4] output ready, [5] merged (after a barrier these builds
- * add), [6] done (direct overwrite launches, the automatic pick, only). */
+ * --trace): [0] start, [1] claim known and shared counters zeroed, [2]
+ * output zeroed (the first block; the others: the same as [1]), [3]
+ * counted, [4] counters summed and the output ready, [5] merged (after a
+ * barrier these builds add), [6] done (direct overwrite launches, the
+ * automatic pick, only). */
 #ifdef CIP_HIST_TRACE
 __device__ unsigned long long g_hist_trace[4096 * 8];
 #define HIST_TRACE(i) \
@@ -533,39 +623,41 @@ __device__ unsigned long long g_hist_trace[4096 * 8];
 #endif
 
 /* Direct merge, overwrite: waits until the output has been zeroed for this
- * launch (epoch e: by the block that claimed it, which is running). */
+ * launch (epoch e: by the block that claimed it, which is running), then
+ * syncs the block. Thread 0's `seen` is *ready as it read it before the
+ * block summed its counters, so that the read's round trip hides behind
+ * the sums; the claiming block zeroes first, so it usually says e + 1
+ * already and only the fence remains. */
 __device__ __forceinline__ void
-wait_output_zeroed (const Params &p, unsigned long long e)
+wait_output_zeroed (const Params &p, uint32_t e, uint32_t seen)
 {
-  if (!p.direct || p.accumulate)
-    return;
-  if (threadIdx.x == 0) {
+  if (p.direct && !p.accumulate && threadIdx.x == 0) {
     /* never a hang: a wait of over ~2 s can only be a broken workspace */
-    for (uint32_t n = 0; *(volatile unsigned long long *) p.ready != e + 1; n++) {
+    for (uint32_t n = 0; seen != e + 1; n++) {
       if (n > (1u << 26))
         __trap ();
       __nanosleep (32);
+      seen = *(volatile uint32_t *) p.ready;
     }
-    __threadfence ();
+    /* acquire: the zeroes before our additions (the claimer released them
+     * with a fence before it set *ready) */
+    asm volatile ("fence.acq_rel.gpu;" ::: "memory");
   }
   __syncthreads ();
 }
 
-/* V: the shape's code variants of the replicated counters (kVar*). */
+/* V: the shape's code variants of the replicated counters (kVar*). The
+ * block's shared counters are zero (histogram_kernel). Direct overwrite:
+ * *s_epoch is the launch's epoch, *s_first whether this block zeroed the
+ * output (in shared memory rather than registers held across the
+ * counting). */
 template <int A, int V>
 __device__ void
 block_work (const Params &p, const Group &g, uint32_t *smem,
-    unsigned long long e)
+    const uint32_t *s_epoch, const int *s_first)
 {
   const int tid = threadIdx.x;
   const int lane = tid & 31;
-  const uint32_t n4 = (uint32_t) g.nmem * g.region_words / 4;
-  uint4 *s4 = reinterpret_cast<uint4 *> (smem);
-  for (uint32_t i = tid; i < n4; i += blockDim.x)
-    s4[i] = make_uint4 (0, 0, 0, 0);
-  __syncthreads ();
-  HIST_TRACE (2);
-
   const uint32_t warps = blockDim.x >> 5;
   const uint32_t first = (blockIdx.x - (uint32_t) g.block_begin) * warps + (uint32_t) (tid >> 5);
   const uint32_t stride = (uint32_t) g.nblocks * warps;
@@ -573,18 +665,30 @@ block_work (const Params &p, const Group &g, uint32_t *smem,
   switch (g.path) {
     case kPathVec1: run_vec<A, 1, kPF, kB8> (p, g, smem, lane, first, stride); break;
     case kPathVec2: run_vec<A, 2, kPF, kB8> (p, g, smem, lane, first, stride); break;
-    case kPathVec4: run_vec<A, 4, kPF, kB8> (p, g, smem, lane, first, stride); break;
+    case kPathVec4:
+      if constexpr (kB8) {
+        if (g.rgb3) {
+          run_vec<A, 4, kPF, kB8, true> (p, g, smem, lane, first, stride);
+          break;
+        }
+      }
+      run_vec<A, 4, kPF, kB8> (p, g, smem, lane, first, stride);
+      break;
     default: run_generic<A> (p, g, smem, lane, first, stride); break;
   }
   __syncthreads ();
   HIST_TRACE (3);
 
-  wait_output_zeroed (p, e);
-  HIST_TRACE (4);
-  uint32_t *const dst = p.direct ? p.out : p.acc;
+  const bool zeroing = p.direct && !p.accumulate;
+  const uint32_t e = zeroing ? *s_epoch : 0u;
+  uint32_t seen = e + 1;
+  if (zeroing && !*s_first && tid == 0)
+    seen = *(volatile uint32_t *) p.ready;     /* looked at after the sums */
   for (int mi = 0; mi < g.nmem; mi++)
-    merge<A> (smem + mi * g.region_words, dst + (size_t) g.mem[mi].input * p.bins,
-        p.bins, tid);
+    merge_sums<A> (smem + mi * g.region_words, p.bins, tid);
+  wait_output_zeroed (p, e, seen);
+  HIST_TRACE (4);
+  merge_out<A> (p, g, smem, p.direct ? p.out : p.acc, tid);
 #ifdef CIP_HIST_TRACE
   __syncthreads ();
   HIST_TRACE (5);
@@ -604,64 +708,70 @@ histogram_kernel (const __grid_constant__ Params p)
   const int tid = threadIdx.x;
 
   /* Direct merge (a shape's option): blocks add their counts straight into
-   * the output, so there is no accumulator to move. To overwrite, the
-   * launch's number is the workspace's epoch e (every block reads it
-   * first); the block that moves *claim from e to e + 1 zeroes the output
-   * and then sets *ready to e + 1; the others wait for that before their
-   * first addition (the claiming block is running, so the wait ends
-   * whatever the scheduling). The last block done advances the epoch to
-   * e + 1, after every block has read it. Nothing comes from the host, so
-   * a CUDA graph replaying the launch zeroes its output every time. (An
-   * accumulating launch touches none of the words: claim == epoch between
-   * launches.) */
-  __shared__ unsigned long long s_epoch;
+   * the output, so there is no accumulator to move. To overwrite: *claim
+   * holds the launch's epoch e in its high word and the blocks arrived so
+   * far in its low word (zero between launches). Every block adds 1 to it
+   * first (one atomic: its answer gives e, and whether the block came
+   * first). The first zeroes the output and then sets *ready to e + 1;
+   * the others wait for that before their first addition (the first block
+   * is running, so the wait ends whatever the scheduling). The last block
+   * done sets *claim to e + 1 and no arrivals, after every block has
+   * arrived. Nothing comes from the host, so a CUDA graph replaying the
+   * launch zeroes its output every time. (An accumulating launch touches
+   * none of the words.) 32-bit epochs: *ready only ever holds e or e + 1. */
+  __shared__ uint32_t s_epoch;
   HIST_TRACE (0);
   const bool zeroing = p.direct && !p.accumulate;
-  if (zeroing) {
-    if (tid == 0) {
-      s_epoch = *(volatile unsigned long long *) p.epoch;
-      s_last = atomicCAS (p.claim, s_epoch, s_epoch + 1) == s_epoch;
-    }
-    __syncthreads ();
-    if (s_last) {
-      for (int i = tid; i < p.nout * p.bins; i += (int) blockDim.x)
-        p.out[i] = 0;
-      __threadfence ();
-      __syncthreads ();
-      if (tid == 0)
-        atomicExch (p.ready, s_epoch + 1);
-    }
+  if (zeroing && tid == 0) {
+    const unsigned long long old = atomicAdd (p.claim, 1ull);
+    s_epoch = (uint32_t) (old >> 32);
+    s_last = (uint32_t) old == 0u;
   }
-  const unsigned long long e = zeroing ? s_epoch : 0;
-  HIST_TRACE (1);
-
   int gi = -1;
   for (int i = 0; i < p.ngroups; i++)
     if ((int) blockIdx.x >= p.g[i].block_begin &&
         (int) blockIdx.x < p.g[i].block_begin + p.g[i].nblocks)
       gi = i;
+  /* the shared counters are zeroed while thread 0 waits for the claim */
+  if (gi >= 0) {
+    const uint32_t n4 = (uint32_t) p.g[gi].nmem * p.g[gi].region_words / 4;
+    uint4 *s4 = reinterpret_cast<uint4 *> (smem);
+    for (uint32_t i = tid; i < n4; i += blockDim.x)
+      s4[i] = make_uint4 (0, 0, 0, 0);
+  }
+  __syncthreads ();
+  HIST_TRACE (1);
+  if (zeroing && s_last) {
+    for (int i = tid; i < p.nout * p.bins; i += (int) blockDim.x)
+      p.out[i] = 0;
+    __threadfence ();
+    __syncthreads ();
+    if (tid == 0)
+      atomicExch (p.ready, s_epoch + 1);
+  }
+  HIST_TRACE (2);
+
   if (gi >= 0) {
     const Group &g = p.g[gi];
     if constexpr (V != 0) {
-      block_work<kReplicated, V> (p, g, smem, e);
+      block_work<kReplicated, V> (p, g, smem, &s_epoch, &s_last);
     } else {
       switch (g.algo) {
-        case kReplicated: block_work<kReplicated, 0> (p, g, smem, e); break;
-        case kPacked16: block_work<kPacked16, 0> (p, g, smem, e); break;
-        case kPacked8: block_work<kPacked8, 0> (p, g, smem, e); break;
-        default: block_work<kWarpAgg, 0> (p, g, smem, e); break;
+        case kReplicated: block_work<kReplicated, 0> (p, g, smem, &s_epoch, &s_last); break;
+        case kPacked16: block_work<kPacked16, 0> (p, g, smem, &s_epoch, &s_last); break;
+        case kPacked8: block_work<kPacked8, 0> (p, g, smem, &s_epoch, &s_last); break;
+        default: block_work<kWarpAgg, 0> (p, g, smem, &s_epoch, &s_last); break;
       }
     }
   }
 
   if (zeroing) {
-    /* the last block done advances the epoch (every block read it before
-     * it counted itself) and puts the counter back */
+    /* the last block done (every block arrived before it finished) starts
+     * the next epoch with no arrivals and puts the ticket back */
     __syncthreads ();
     if (tid == 0 && atomicAdd (p.ticket, 1u) == gridDim.x - 1) {
       *p.ticket = 0;
-      __threadfence ();
-      *(volatile unsigned long long *) p.epoch = e + 1;
+      *(volatile unsigned long long *) p.claim = (unsigned long long) (s_epoch + 1) << 32;
     }
     HIST_TRACE (6);
     return;
@@ -1390,8 +1500,7 @@ histogram (const HistInput *inputs, int count, int bins, uint32_t *d_hist,
   prm.out = d_hist;
   prm.ticket = static_cast<uint32_t *> (d_ws);
   prm.claim = reinterpret_cast<unsigned long long *> (static_cast<uint8_t *> (d_ws) + 8);
-  prm.ready = reinterpret_cast<unsigned long long *> (static_cast<uint8_t *> (d_ws) + 16);
-  prm.epoch = reinterpret_cast<unsigned long long *> (static_cast<uint8_t *> (d_ws) + 24);
+  prm.ready = reinterpret_cast<uint32_t *> (static_cast<uint8_t *> (d_ws) + 16);
   prm.acc = reinterpret_cast<uint32_t *> (static_cast<uint8_t *> (d_ws) + kWsHeader);
 
   size_t smem = 0;
@@ -1421,6 +1530,8 @@ histogram (const HistInput *inputs, int count, int bins, uint32_t *d_hist,
     g.pitch = f.pitch;
     if (f.vec) {
       g.path = f.s == 1 ? kPathVec1 : f.s == 2 ? kPathVec2 : kPathVec4;
+      g.rgb3 = g.path == kPathVec4 && hg.n == 3 && !g.mem[0].luma &&
+          !g.mem[1].luma && !g.mem[2].luma;
       g.base = reinterpret_cast<const uint8_t *> (lo);
       size_t span = (size_t) (hi - lo) + (size_t) f.s * (size_t) (f.w - 1) + 1;
       if (f.h > 1 && f.pitch == (size_t) f.s * (size_t) f.w) {

@@ -1125,6 +1125,16 @@ GST_START_TEST (test_gpu_channels)
           for (int k = 0; k < 4; k++)
             gpu_check1 (g, &s[k], d, 1, bins, describe ("gpu channel", &s[k], 1, bins, c));
         }
+        /* three colour bytes without luma (at 256 bins the kernel counts
+         * these with fixed selectors: vec_count_item_rgb3) */
+        const HistInput sets3[][3] = {
+          { input (q.view (0)), input (q.view (1)), input (q.view (2)) },
+          { input (q.view (2)), input (q.view (1)), input (q.view (0)) },
+          { input (q.view (1)), input (q.view (2)), input (q.view (3)) },
+          { input (q.view (3)), input (q.view (3)), input (q.view (1)) },
+        };
+        for (const auto &s3 : sets3)
+          gpu_check1 (g, s3, dq, 3, bins, describe ("gpu channels", s3, 3, bins, c));
         /* two-byte pixels (UV) and a planar Y of another size in one call */
         HistInput yuv[3] = { input (y.view ()), input (uv.view (0)), input (uv.view (1)) };
         const DevImage *imgs[3] = { &dy, &duv, &duv };
@@ -1156,6 +1166,10 @@ GST_START_TEST (test_gpu_rois)
         input (q.view (2).crop (r.x, r.y, r.w, r.h)),
         input (q.view (0).crop (r.x, r.y, r.w, r.h), HistSource::luma_rgb) };
       gpu_check1 (g, ch, dq, 4, bins, describe ("gpu roi", ch, 4, bins, Content::natural));
+      HistInput bgr[3] = { input (q.view (2).crop (r.x, r.y, r.w, r.h)),
+        input (q.view (1).crop (r.x, r.y, r.w, r.h)),
+        input (q.view (0).crop (r.x, r.y, r.w, r.h)) };
+      gpu_check1 (g, bgr, dq, 3, bins, describe ("gpu roi", bgr, 3, bins, Content::natural));
       HistInput l = input (q.view (1).crop (r.x, r.y, r.w, r.h), HistSource::luma_bgr);
       gpu_check1 (g, &l, dq, 1, bins, describe ("gpu roi", &l, 1, bins, Content::natural));
       HistInput c2[2] = { input (uv.view (0).crop (r.x, r.y, r.w, r.h)),
@@ -1214,6 +1228,7 @@ GST_START_TEST (test_gpu_video_sizes)
         HistInput ch[4] = { input (q.view (0)), input (q.view (1)), input (q.view (2)),
           input (q.view (0), HistSource::luma_rgb) };
         gpu_check1 (g, ch, dq, 4, 256, describe ("gpu video rgba", ch, 4, 256, c), true);
+        gpu_check1 (g, ch, dq, 3, 256, describe ("gpu video rgb", ch, 3, 256, c));
       }
     }
 }
