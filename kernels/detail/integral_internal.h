@@ -63,10 +63,16 @@ SatConfig sat_config (int width, int height, SatType type, bool squared,
 /* The tile tables of SatAlgorithm::tiled, for kernels of other families that
  * consume them instead of a table (the box filter's fused algorithm). The
  * image is cut into tiles of 128 columns x th rows (ntx x nty of them); after
- * sat_tiled_tables():
+ * sat_tiled_tables(), without groups (gcol null):
  *   col[ty * colp + x] = sum of src(x, y) over y < ty * th   (u32, colp = 128 ntx)
  *   row[tx * rowp + y] = sum of src(x, y) over x < 128 tx    (u32, rowp = th nty)
  *   tot[ty * ntx + tx] = sum over tile column tx, rows < ty * th
+ * grouped (gcol set: 16-row tiles, ntx <= 32; one launch instead of two),
+ * with g = ty / 16 and the group's first tile row g0 = 16 g:
+ *   col[ty * colp + x] = sum of src(x, y) over g0 * th <= y < ty * th
+ *   gcol[g * colp + x] = sum of src(x, y) over the group's rows
+ *   row[tx * rowp + y] = sum of src(x, y) over 128 tx <= x < 128 (tx + 1)
+ *   tot, gtot: the same for the tile columns' totals
  * (sums modulo 2^32). */
 struct SatTiles {
   const uint8_t *src = nullptr;
@@ -79,18 +85,21 @@ struct SatTiles {
   uint32_t *col = nullptr;
   uint32_t *row = nullptr;
   uint32_t *tot = nullptr;
+  uint32_t *gcol = nullptr, *gtot = nullptr;  /* grouped (above) */
 };
 
 /* Whether sat_tiled_tables() serves src: 8-bit samples, step 1, sides
  * 1 .. kSatTiledMaxSide. */
 bool sat_tiled_serves (const ImageView &src);
 
-/* The first two passes of SatAlgorithm::tiled (tile sums, their scans) of
- * src into d_ws (>= integral_workspace_bytes (w, h, u32, false), prepared by
- * integral_workspace_init), asynchronous on stream; *out describes the
- * tables. The kernel launched next on stream may use programmatic dependent
- * launch: it must call griddepcontrol.wait before reading the tables.
- * unsupported when !sat_tiled_serves (src). */
+/* The tables of SatAlgorithm::tiled before its output pass: the tile sums
+ * and their scans in two launches, or grouped in one where tiled itself runs
+ * grouped (16-row tiles, up to 4096 columns; SatTuning::tiled_ungrouped
+ * keeps the two), of src into d_ws (>= integral_workspace_bytes (w, h, u32,
+ * false), prepared by integral_workspace_init), asynchronous on stream;
+ * *out describes the tables. The kernel launched next on stream may use
+ * programmatic dependent launch: it must call griddepcontrol.wait before
+ * reading the tables. unsupported when !sat_tiled_serves (src). */
 Status sat_tiled_tables (const ImageView &src, void *d_ws, size_t ws_bytes,
     Stream stream, SatTiles *out);
 

@@ -965,7 +965,13 @@ div_up (int a, int b)
  * aligned rows), widths up to detail::kBoxFusedMaxWidth (two tiles a warp;
  * more spill registers) and heights up to 16384 (detail::box_fused_serves);
  * one plane at a time (three launches, chained by programmatic dependent
- * launch). */
+ * launch; two where the tables come grouped: G below).
+ * G: the grouped tables (detail::SatTiles: one launch fewer, 16-row tiles,
+ * at most 32 tile columns): the column prefix at a tile boundary adds the
+ * groups above to the in-group prefix, and the row sums come unscanned, so
+ * the block first scans, across the tiles (one warp a row, a lane a tile),
+ * the rows its slides read and keeps them in shared memory (2 x its band's
+ * rows x ntx words). */
 constexpr int kFusedTW = 128;
 constexpr int kFusedMaxWarps = 32;
 /* rows a block computes between two barriers (4 measured no faster on the
@@ -982,6 +988,7 @@ struct FusedParams {
   int bands;                    /* blocks: bands of H / bands rows */
   int warps;                    /* warps a block */
   int rowlen;                   /* u32 entries of a shared P row */
+  int rs_rows;                  /* G: rows of the block's row-sum tables */
   uint32_t full_area;
   detail::BoxDivisor div_full;
 };
@@ -1031,6 +1038,7 @@ fused_word (const uint8_t *p, bool full, uint32_t cm)
  * 0 <= Y <= height: the scanned column sums at the nearer tile boundary,
  * then the rows between it and Y added or taken away, four loads at a time.
  * cp, full, cm: the lane's source column pointer and word (box_fused). */
+template <bool G>
 __device__ __forceinline__ void
 fused_colprefix (const detail::SatTiles &T, const uint8_t *cp, bool full,
     uint32_t cm, int x, int Y, uint32_t (&a)[4])
@@ -1041,8 +1049,20 @@ fused_colprefix (const detail::SatTiles &T, const uint8_t *cp, bool full,
   const bool up = Y - k * T.th > T.th / 2 && k + 1 < T.nty;
   if (up)
     k++;
-  const uint4 c = __ldcg (reinterpret_cast<const uint4 *> (T.col +
+  uint4 c = __ldcg (reinterpret_cast<const uint4 *> (T.col +
           (size_t) k * T.colp + x));
+  if constexpr (G) {
+    /* grouped: the in-group prefix, plus the groups above (16 tile rows a
+     * group) */
+    for (int g = 0; g < k >> 4; g++) {
+      const uint4 q = __ldcg (reinterpret_cast<const uint4 *> (T.gcol +
+              (size_t) g * T.colp + x));
+      c.x += q.x;
+      c.y += q.y;
+      c.z += q.z;
+      c.w += q.w;
+    }
+  }
   a[0] = c.x;
   a[1] = c.y;
   a[2] = c.z;
@@ -1140,7 +1160,7 @@ struct FusedSlide {
   uint32_t wa, wl, ra, rl;
 };
 
-template <int MAXT, int PH, bool TAIL>
+template <int MAXT, int PH, bool TAIL, bool G>
 __global__ void __launch_bounds__ (32 * kFusedMaxWarps)
 box_fused (const __grid_constant__ FusedParams P)
 {
@@ -1155,6 +1175,9 @@ box_fused (const __grid_constant__ FusedParams P)
   const int rowlen = P.rowlen;
   uint32_t *const prow = fsm + 4;       /* 4 words before the first row */
   uint32_t *const stot = prow + 2 * kFusedRB * rowlen;
+  /* G: R(t, row) of the rows entering (rs) and leaving (rs + rs_rows ntx)
+   * the window of row y0 + k at rs[k ntx + t] */
+  uint32_t *const rs = stot + ntx;
 
   /* this lane's columns: source pointer and word (the source is 4-byte
    * aligned with a pitch of whole words); tiles past the last are dead */
@@ -1181,6 +1204,23 @@ box_fused (const __grid_constant__ FusedParams P)
 
   detail::wait_for_previous_kernel ();
 
+  if constexpr (G) {
+    /* the rows the slides read, scanned across the tiles (ntx <= 32),
+     * clamped with replicate, zero past the edges without */
+    const int nr = y1 - y0;
+    for (int i = warp; i < 2 * nr; i += P.warps) {
+      const int k = i < nr ? i : i - nr;
+      int yy = i < nr ? y0 + k + ry : y0 + k - 1 - ry;
+      const bool in = (yy >= 0 && yy < H) || rep;
+      yy = min (max (yy, 0), H - 1);
+      const uint32_t r = in && lane < ntx ?
+          __ldcg (T.row + (size_t) lane * T.rowp + yy) : 0u;
+      const uint32_t e = detail::warp_inclusive_scan_u32 (r) - r;
+      if (lane < ntx)
+        rs[(i < nr ? k : P.rs_rows + k) * ntx + lane] = e;
+    }
+  }
+
   /* V and B for row y0 */
   uint32_t v[MAXT][4], base[MAXT];
   const BoxSpan sy0 = box_span (y0, ry, H);
@@ -1193,8 +1233,8 @@ box_fused (const __grid_constant__ FusedParams P)
       continue;
     const int x = kFusedTW * t + 4 * lane;
     uint32_t lo[4];
-    fused_colprefix (T, cp[j], full[j], cm[j], x, sy0.hi, v[j]);
-    fused_colprefix (T, cp[j], full[j], cm[j], x, sy0.lo, lo);
+    fused_colprefix<G> (T, cp[j], full[j], cm[j], x, sy0.hi, v[j]);
+    fused_colprefix<G> (T, cp[j], full[j], cm[j], x, sy0.lo, lo);
 #pragma unroll
     for (int k = 0; k < 4; k++)
       v[j][k] -= lo[k];
@@ -1242,8 +1282,14 @@ box_fused (const __grid_constant__ FusedParams P)
         s[j].wa = ina ? fused_word (cp[j] + oa, full[j], cm[j]) : 0u;
         s[j].wl = inl ? fused_word (cp[j] + ol, full[j], cm[j]) : 0u;
       }
-      s[j].ra = ina && live[j] ? __ldcg (rp[j] + ya) : 0u;
-      s[j].rl = inl && live[j] ? __ldcg (rp[j] + yl) : 0u;
+      if constexpr (G) {
+        const int t = warp + j * P.warps;
+        s[j].ra = live[j] ? rs[(yn - y0) * ntx + t] : 0u;
+        s[j].rl = live[j] ? rs[(P.rs_rows + yn - y0) * ntx + t] : 0u;
+      } else {
+        s[j].ra = ina && live[j] ? __ldcg (rp[j] + ya) : 0u;
+        s[j].rl = inl && live[j] ? __ldcg (rp[j] + yl) : 0u;
+      }
     }
   };
 
@@ -1387,7 +1433,8 @@ box_fused (const __grid_constant__ FusedParams P)
 }
 
 /* Dynamic shared memory of box_fused: 4 words, two sets of kFusedRB P rows
- * (each followed by 8 words) and the tile totals. */
+ * (each followed by 8 words) and the tile totals (G: then the row-sum
+ * tables, launch_fused). */
 constexpr size_t
 fused_smem (int ntx)
 {
@@ -1395,7 +1442,7 @@ fused_smem (int ntx)
       + ntx);
 }
 
-template <int MAXT, int PH, bool TAIL>
+template <int MAXT, int PH, bool TAIL, bool G>
 Status
 launch_fused (const FusedParams &fp, int rows, int sms, size_t smem,
     cudaStream_t s)
@@ -1408,10 +1455,10 @@ launch_fused (const FusedParams &fp, int rows, int sms, size_t smem,
   const int threads = 32 * p.warps;
   int per_sm = 0;
   if (smem > 48 * 1024)
-    CIP_CUDA_TRY (cudaFuncSetAttribute (box_fused<MAXT, PH, TAIL>,
+    CIP_CUDA_TRY (cudaFuncSetAttribute (box_fused<MAXT, PH, TAIL, G>,
             cudaFuncAttributeMaxDynamicSharedMemorySize, (int) optin));
   CIP_CUDA_TRY (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
-          box_fused<MAXT, PH, TAIL>, threads, smem));
+          box_fused<MAXT, PH, TAIL, G>, threads, smem));
   if (per_sm < 1)
     return Status::unsupported;
   const int h = p.t.height;
@@ -1425,26 +1472,47 @@ launch_fused (const FusedParams &fp, int rows, int sms, size_t smem,
     const long long most = h / detail::kBoxFusedMinRows;
     p.bands = (int) (conc < most ? conc : most > 0 ? most : 1);
   }
-  return detail::launch (box_fused<MAXT, PH, TAIL>, p.bands, threads,
+  if (G) {
+    /* the row-sum tables of the longest band (bands differ by at most a
+     * row); small: the groups serve at most 9 M samples, 32 tile columns */
+    p.rs_rows = div_up (h, p.bands);
+    smem += sizeof (uint32_t) * 2 * (size_t) p.rs_rows * (size_t) p.t.ntx;
+    if (smem > optin)
+      return Status::unsupported;
+    if (smem > 48 * 1024)
+      CIP_CUDA_TRY (cudaFuncSetAttribute (box_fused<MAXT, PH, TAIL, G>,
+              cudaFuncAttributeMaxDynamicSharedMemorySize, (int) optin));
+  }
+  return detail::launch (box_fused<MAXT, PH, TAIL, G>, p.bands, threads,
       smem, s, p, "boxfilter fused", detail::pdl_supported (), optin);
 }
 
 /* rows: rows a block (detail::BoxTuning), 0: automatic */
-template <int MAXT, bool TAIL>
+template <int MAXT, bool TAIL, bool G>
 Status
 launch_fused_ph (const FusedParams &fp, int rows, int sms, cudaStream_t s)
 {
   const size_t smem = fused_smem (fp.t.ntx);
   switch (fp.rx & 3) {
-    case 0: return launch_fused<MAXT, 0, TAIL> (fp, rows, sms, smem, s);
-    case 1: return launch_fused<MAXT, 1, TAIL> (fp, rows, sms, smem, s);
-    case 2: return launch_fused<MAXT, 2, TAIL> (fp, rows, sms, smem, s);
-    default: return launch_fused<MAXT, 3, TAIL> (fp, rows, sms, smem, s);
+    case 0: return launch_fused<MAXT, 0, TAIL, G> (fp, rows, sms, smem, s);
+    case 1: return launch_fused<MAXT, 1, TAIL, G> (fp, rows, sms, smem, s);
+    case 2: return launch_fused<MAXT, 2, TAIL, G> (fp, rows, sms, smem, s);
+    default: return launch_fused<MAXT, 3, TAIL, G> (fp, rows, sms, smem, s);
   }
 }
 
-/* One plane through the fused algorithm: the tile tables (two launches in
- * the integral scratch at the start of the workspace), then box_fused. */
+template <int MAXT, bool G>
+Status
+launch_fused_tail (const FusedParams &fp, bool tail, int rows, int sms,
+    cudaStream_t s)
+{
+  return tail ? launch_fused_ph<MAXT, true, G> (fp, rows, sms, s) :
+      launch_fused_ph<MAXT, false, G> (fp, rows, sms, s);
+}
+
+/* One plane through the fused algorithm: the tile tables (one or two
+ * launches in the integral scratch at the start of the workspace), then
+ * box_fused. */
 Status
 run_fused (const BoxPlane &p, bool replicate, uint8_t *ws, size_t integral_bytes,
     int sms, cudaStream_t s)
@@ -1476,11 +1544,12 @@ run_fused (const BoxPlane &p, bool replicate, uint8_t *ws, size_t integral_bytes
   /* a width not a multiple of 4: the last tile reads its last word byte
    * by byte (its own kernel: the others have no check) */
   const bool tail = (p.src.width & 3) != 0;
+  const bool g = fp.t.gcol != nullptr;
   if (maxt <= 1)
-    return tail ? launch_fused_ph<1, true> (fp, tune.fused_rows, sms, s) :
-        launch_fused_ph<1, false> (fp, tune.fused_rows, sms, s);
-  return tail ? launch_fused_ph<2, true> (fp, tune.fused_rows, sms, s) :
-      launch_fused_ph<2, false> (fp, tune.fused_rows, sms, s);
+    return g ? launch_fused_tail<1, true> (fp, tail, tune.fused_rows, sms, s) :
+        launch_fused_tail<1, false> (fp, tail, tune.fused_rows, sms, s);
+  return g ? launch_fused_tail<2, true> (fp, tail, tune.fused_rows, sms, s) :
+      launch_fused_tail<2, false> (fp, tail, tune.fused_rows, sms, s);
 }
 
 /* ---- 16-bit planes: u64 SAT and a plain gather, one thread per pixel ---- */

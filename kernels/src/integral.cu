@@ -1178,14 +1178,11 @@ tiled_ngroups (int nty)
   return (nty + kTiledGroup - 1) / kTiledGroup;
 }
 
-/* The tables (detail::SatTiles) and, for the output pass, the table. */
+/* The tables (detail::SatTiles; grouped: gcol and gtot set, col and tot
+ * in-group prefixes, row unscanned) and, for the output pass, the table. */
 struct TiledParams : detail::SatTiles {
   void *sum;
   size_t sum_pitch;
-  /* grouped: the groups' column sums gcol[ngroups][colp] and totals
-   * gtot[ngroups][ntx]; col and tot then hold in-group prefixes, and row
-   * the row sums unscanned (not the SatTiles layout) */
-  uint32_t *gcol = nullptr, *gtot = nullptr;
 };
 
 /* The 4 samples of row y from column x (a multiple of 4), zeros outside. */
@@ -2017,6 +2014,16 @@ sat_tiled_tables (const ImageView &src, void *d_ws, size_t ws_bytes,
     return Status::invalid_argument;
   *out = tiled_tables_of (src, static_cast<uint8_t *> (d_ws), l, cfg.th);
   const cudaStream_t cs = (cudaStream_t) stream;
+  if (cfg.grouped) {
+    TiledParams p;
+    static_cast<SatTiles &> (p) = *out;
+    p.gcol = out->gcol = reinterpret_cast<uint32_t *> (static_cast<uint8_t *> (d_ws) + l.gcol);
+    p.gtot = out->gtot = reinterpret_cast<uint32_t *> (static_cast<uint8_t *> (d_ws) + l.gtot);
+    p.sum = nullptr;
+    p.sum_pitch = 0;
+    return launch (sat_tiled_aggregate_grouped<16>, p.ntx * tiled_ngroups (p.nty),
+        32 * kTiledGroup, 0, cs, p, "sat_tiled_aggregate_grouped");
+  }
   return cfg.th == 32 ? run_tiled_tables<32> (*out, cs)
       : run_tiled_tables<16> (*out, cs);
 }

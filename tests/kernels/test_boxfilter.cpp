@@ -1312,7 +1312,7 @@ GST_START_TEST (test_gpu_seams)
   Workspace ws;
   const bool sm = cip_test_small ();
   std::vector<testutil::Size> sizes = { {1, 1}, {127, 33}, {128, 16},
-    {129, 47}, {259, 31}, {260, 64}, {300, 200}, {1000, 77} };
+    {129, 47}, {259, 31}, {260, 64}, {300, 200}, {1000, 77}, {700, 600} };
   if (!sm)
     sizes.insert (sizes.end (), { {132, 9}, {4096, 70}, {4100, 35},
         {cip::detail::kBoxFusedMaxWidth, 40},
@@ -1346,10 +1346,12 @@ GST_START_TEST (test_gpu_seams)
                 SatMode::none, dst.bytes, dst, ws, stream, what), "%s",
             what.c_str ());
       }
-    /* rows a block; then 32-row tiles (the tables' other height) and 8
-     * warps a block (two tiles a warp from 9 tiles on) */
-    for (int rows : { 1, 2, 5, 8, 0, -1, -2 }) {
-      if (sm && rows != 2 && rows != 0 && rows != -1)
+    /* rows a block; then 32-row tiles (the tables' other height), 8
+     * warps a block (two tiles a warp from 9 tiles on), and 16-row tiles
+     * in three launches where they would come grouped (700x600: three
+     * groups of tile rows) */
+    for (int rows : { 1, 2, 5, 8, 0, -1, -2, -3 }) {
+      if (sm && rows != 2 && rows != 0 && rows != -1 && rows != -3)
         continue;
       cip::detail::BoxTuning t = saved;
       t.fused_rows = rows > 0 ? rows : 0;
@@ -1357,7 +1359,24 @@ GST_START_TEST (test_gpu_seams)
       cip::detail::box_set_tuning (t);
       cip::detail::SatTuning st = saved_sat;
       st.th_tiled = rows == -1 ? 32 : 0;
+      st.tiled_ungrouped = rows == -3 ? 1 : 0;
       cip::detail::sat_set_tuning (st);
+      if (rows == 0 || rows == -3) {
+        /* fused gets grouped tables (one launch) exactly where tiled runs
+         * grouped: 16-row tiles, up to 4096 columns, not turned off */
+        const cip::ImageView dv = dev_view (src, dsrc, 0);
+        BoxPlane pl = plane_of (dv, src, 0, Radius { 1, 1 });
+        size_t bytes = 0;
+        void *w = ws.get (&pl, 1, &bytes);
+        cip::detail::SatTiles tt;
+        fail_unless (cip::detail::sat_tiled_tables (dv, w, bytes, stream, &tt) ==
+            Status::ok, "%dx%d", sz.w, sz.h);
+        const bool want = rows == 0 && sz.w <= 4096 &&
+            (long) sz.w * sz.h <= 9000000;
+        fail_unless ((tt.gcol != nullptr) == want && cip::detail::sat_config (sz.w,
+                sz.h, cip::SatType::u32, false, cip::SatAlgorithm::tiled).grouped ==
+            want, "%dx%d rows %d: grouped tables", sz.w, sz.h, rows);
+      }
       for (Radius r : radii)
         for (BoxBorder b : borders) {
           HostImage dst = make_dst (sz.w, sz.h, 1, 9);
