@@ -88,6 +88,10 @@ struct SatTiles {
   uint32_t *gcol = nullptr, *gtot = nullptr;  /* grouped (above) */
 };
 
+/* Grouped tables: tile rows a group, tile columns at most. */
+constexpr int kSatTiledGroupRows = 16;
+constexpr int kSatTiledGroupMaxTx = 32;
+
 /* Whether sat_tiled_tables() serves src: 8-bit samples, step 1, sides
  * 1 .. kSatTiledMaxSide. */
 bool sat_tiled_serves (const ImageView &src);
@@ -97,11 +101,12 @@ bool sat_tiled_serves (const ImageView &src);
  * grouped (16-row tiles, up to 4096 columns; SatTuning::tiled_ungrouped
  * keeps the two), of src into d_ws (>= integral_workspace_bytes (w, h, u32,
  * false), prepared by integral_workspace_init), asynchronous on stream;
- * *out describes the tables. The kernel launched next on stream may use
- * programmatic dependent launch: it must call griddepcontrol.wait before
- * reading the tables. unsupported when !sat_tiled_serves (src). */
+ * *out describes the tables; allow_grouped false: never grouped. The kernel
+ * launched next on stream may use programmatic dependent launch: it must
+ * call griddepcontrol.wait before reading the tables. unsupported when
+ * !sat_tiled_serves (src). */
 Status sat_tiled_tables (const ImageView &src, void *d_ws, size_t ws_bytes,
-    Stream stream, SatTiles *out);
+    Stream stream, SatTiles *out, bool allow_grouped = true);
 
 }  // namespace detail
 }  // namespace cip

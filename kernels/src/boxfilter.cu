@@ -8,6 +8,7 @@
 #include "cip/boxfilter.h"
 #include "cip/integral.h"
 
+#include <algorithm>
 #include <array>
 #include <type_traits>
 #include <utility>
@@ -1052,9 +1053,8 @@ fused_colprefix (const detail::SatTiles &T, const uint8_t *cp, bool full,
   uint4 c = __ldcg (reinterpret_cast<const uint4 *> (T.col +
           (size_t) k * T.colp + x));
   if constexpr (G) {
-    /* grouped: the in-group prefix, plus the groups above (16 tile rows a
-     * group) */
-    for (int g = 0; g < k >> 4; g++) {
+    /* grouped: the in-group prefix, plus the groups above */
+    for (int g = 0; g < k / detail::kSatTiledGroupRows; g++) {
       const uint4 q = __ldcg (reinterpret_cast<const uint4 *> (T.gcol +
               (size_t) g * T.colp + x));
       c.x += q.x;
@@ -1474,11 +1474,16 @@ launch_fused (const FusedParams &fp, int rows, int sms, size_t smem,
   }
   if (G) {
     /* the row-sum tables of the longest band (bands differ by at most a
-     * row); small: the groups serve at most 9 M samples, 32 tile columns */
-    p.rs_rows = div_up (h, p.bands);
-    smem += sizeof (uint32_t) * 2 * (size_t) p.rs_rows * (size_t) p.t.ntx;
-    if (smem > optin)
+     * row): more, shorter bands where they would not fit (run_fused made
+     * sure one row a band fits) */
+    const size_t row_bytes = sizeof (uint32_t) * 2 * (size_t) p.t.ntx;
+    const int fit = (int) ((optin - smem) / row_bytes);
+    if (fit < 1)
       return Status::unsupported;
+    if (div_up (h, p.bands) > fit)
+      p.bands = div_up (h, fit);
+    p.rs_rows = div_up (h, p.bands);
+    smem += row_bytes * (size_t) p.rs_rows;
     if (smem > 48 * 1024)
       CIP_CUDA_TRY (cudaFuncSetAttribute (box_fused<MAXT, PH, TAIL, G>,
               cudaFuncAttributeMaxDynamicSharedMemorySize, (int) optin));
@@ -1518,9 +1523,20 @@ run_fused (const BoxPlane &p, bool replicate, uint8_t *ws, size_t integral_bytes
     int sms, cudaStream_t s)
 {
   FusedParams fp = {};
-  Status st = detail::sat_tiled_tables (p.src, ws, integral_bytes, s, &fp.t);
+  /* grouped tables where box_fused's row-sum tables fit beside its rows
+   * (one row a band at least; launch_fused sizes the bands) */
+  const int ntx = div_up (p.src.width, kFusedTW);
+  const size_t optin = std::min (fused_smem (detail::kBoxFusedMaxWidth / kFusedTW),
+      (size_t) detail::max_optin_smem ());
+  const bool grouped_ok = ntx <= detail::kSatTiledGroupMaxTx &&
+      fused_smem (ntx) + sizeof (uint32_t) * 2 * (size_t) ntx <= optin;
+  Status st = detail::sat_tiled_tables (p.src, ws, integral_bytes, s, &fp.t,
+      grouped_ok);
   if (st != Status::ok)
     return st;
+  if (fp.t.gcol && (fp.t.th != detail::kSatTiledGroupRows ||
+          fp.t.ntx > detail::kSatTiledGroupMaxTx))
+    return Status::unsupported;       /* box_fused<G> reads 16-row groups */
   fp.dst = p.dst;
   fp.dst_pitch = p.dst_pitch;
   fp.dst_step = p.dst_step;

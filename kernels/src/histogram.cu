@@ -417,11 +417,13 @@ vec_count_item (const Params &p, const Group &g, uint32_t *smem, int lane,
 /* Vector path, step S in {1, 2, 4}: rows of g.span bytes from g.base; lane
  * `lane` of a warp takes chunks lane, lane + 32, ... of its items. PF: the
  * next item's loads are in flight while this one is counted (twice the
- * registers for chunks). */
-template <int A, int S, bool PF, bool B8, bool RGB3 = false>
+ * registers for chunks). start(): the block's barrier before counting
+ * (histogram_kernel), called once, after the first item's loads went out,
+ * so that they travel while the block waits for its claim. */
+template <int A, int S, bool PF, bool B8, bool RGB3 = false, typename Start>
 __device__ void
 run_vec (const Params &p, const Group &g, uint32_t *smem, int lane,
-    uint32_t first, uint32_t stride)
+    uint32_t first, uint32_t stride, Start &start)
 {
   auto count = [&] (const uint32_t (&w)[kVecs][4], const uint32_t (&m)[kVecs]) {
     if constexpr (RGB3)
@@ -432,14 +434,16 @@ run_vec (const Params &p, const Group &g, uint32_t *smem, int lane,
   const uint32_t items = g.items;
   uint32_t w[kVecs][4];
   uint32_t m[kVecs];
+  if (first < items)
+    vec_load_item (g, first, lane, w, m);
+  start ();
   if constexpr (!PF) {
     for (uint32_t item = first; item < items; item += stride) {
-      vec_load_item (g, item, lane, w, m);
+      if (item != first)
+        vec_load_item (g, item, lane, w, m);
       count (w, m);
     }
   } else {
-    if (first < items)
-      vec_load_item (g, first, lane, w, m);
     /* items and stride below 2^31: item + stride does not wrap */
     for (uint32_t item = first; item < items; item += stride) {
       uint32_t nw[kVecs][4];
@@ -466,12 +470,13 @@ run_vec (const Params &p, const Group &g, uint32_t *smem, int lane,
 }
 
 /* Generic path: one member, any step and pitch; lane `lane` takes samples
- * lane, lane + 32, ... of its items. */
-template <int A>
+ * lane, lane + 32, ... of its items (start(): see run_vec). */
+template <int A, typename Start>
 __device__ void
 run_generic (const Params &p, const Group &g, uint32_t *smem, int lane,
-    uint32_t first, uint32_t stride)
+    uint32_t first, uint32_t stride, Start &start)
 {
+  start ();
   const Member &mb = g.mem[0];
   const Counter<A> cnt (smem, p.bins, lane);
   const int shift = p.shift;
@@ -517,10 +522,11 @@ template <int A>
 __device__ __forceinline__ uint32_t
 total_word (int b)
 {
+  /* in the 32 copies of bin b's word, copy b % 32: consecutive bins land
+   * in consecutive banks, for the write-back and for merge_out's reads */
+  constexpr int L = A == kReplicated ? 0 : A == kPacked16 ? 1 : 2;
   return A == kWarpAgg ? (uint32_t) b :
-      A == kReplicated ? (uint32_t) b << 5 :
-      A == kPacked16 ? (((uint32_t) b >> 1) << 5) + ((uint32_t) b & 1u) :
-      (((uint32_t) b >> 2) << 5) + ((uint32_t) b & 3u);
+      (((uint32_t) b >> L) << 5) + ((uint32_t) b & 31u);
 }
 
 template <int A>
@@ -569,20 +575,23 @@ merge_sums (uint32_t *r, int bins, int tid)
       s0 += __shfl_xor_sync (0xFFFFFFFFu, s0, o);
       s1 += __shfl_xor_sync (0xFFFFFFFFu, s1, o);
     }
+    /* memory order between the word's reads above and its totals written
+     * below (a shuffle orders values, not shared-memory accesses) */
+    __syncwarp ();
     if (part != 0)
       return;
     const uint32_t *wide = r + nw * 32;
     if (A == kReplicated) {
-      rw[0] = s0;
+      rw[wi & 31] = s0;
     } else if (A == kPacked16) {
-      rw[0] = s0 + wide[2 * wi];
-      rw[1] = s1 + wide[2 * wi + 1];
+      rw[(2 * wi) & 31] = s0 + wide[2 * wi];
+      rw[(2 * wi + 1) & 31] = s1 + wide[2 * wi + 1];
     } else {
       const uint32_t f[4] = { s0 & 0xFFFFu, s1 & 0xFFFFu, s0 >> 16, s1 >> 16 };
 #pragma unroll
       for (int c = 0; c < 4; c++)
         if (4 * wi + c < bins)
-          rw[c] = f[c] + wide[4 * wi + c];
+          rw[(4 * wi + c) & 31] = f[c] + wide[4 * wi + c];
     }
   }
 }
@@ -651,10 +660,10 @@ wait_output_zeroed (const Params &p, uint32_t e, uint32_t seen)
  * *s_epoch is the launch's epoch, *s_first whether this block zeroed the
  * output (in shared memory rather than registers held across the
  * counting). */
-template <int A, int V>
+template <int A, int V, typename Start>
 __device__ void
 block_work (const Params &p, const Group &g, uint32_t *smem,
-    const uint32_t *s_epoch, const int *s_first)
+    const uint32_t *s_epoch, const int *s_first, Start &start)
 {
   const int tid = threadIdx.x;
   const int lane = tid & 31;
@@ -663,18 +672,18 @@ block_work (const Params &p, const Group &g, uint32_t *smem,
   const uint32_t stride = (uint32_t) g.nblocks * warps;
   constexpr bool kPF = (V & kVarPrefetch) != 0, kB8 = (V & kVarB8) != 0;
   switch (g.path) {
-    case kPathVec1: run_vec<A, 1, kPF, kB8> (p, g, smem, lane, first, stride); break;
-    case kPathVec2: run_vec<A, 2, kPF, kB8> (p, g, smem, lane, first, stride); break;
+    case kPathVec1: run_vec<A, 1, kPF, kB8> (p, g, smem, lane, first, stride, start); break;
+    case kPathVec2: run_vec<A, 2, kPF, kB8> (p, g, smem, lane, first, stride, start); break;
     case kPathVec4:
       if constexpr (kB8) {
         if (g.rgb3) {
-          run_vec<A, 4, kPF, kB8, true> (p, g, smem, lane, first, stride);
+          run_vec<A, 4, kPF, kB8, true> (p, g, smem, lane, first, stride, start);
           break;
         }
       }
-      run_vec<A, 4, kPF, kB8> (p, g, smem, lane, first, stride);
+      run_vec<A, 4, kPF, kB8> (p, g, smem, lane, first, stride, start);
       break;
-    default: run_generic<A> (p, g, smem, lane, first, stride); break;
+    default: run_generic<A> (p, g, smem, lane, first, stride, start); break;
   }
   __syncthreads ();
   HIST_TRACE (3);
@@ -722,11 +731,9 @@ histogram_kernel (const __grid_constant__ Params p)
   __shared__ uint32_t s_epoch;
   HIST_TRACE (0);
   const bool zeroing = p.direct && !p.accumulate;
-  if (zeroing && tid == 0) {
-    const unsigned long long old = atomicAdd (p.claim, 1ull);
-    s_epoch = (uint32_t) (old >> 32);
-    s_last = (uint32_t) old == 0u;
-  }
+  unsigned long long claim = 0;
+  if (zeroing && tid == 0)
+    claim = atomicAdd (p.claim, 1ull);      /* looked at in start () */
   int gi = -1;
   for (int i = 0; i < p.ngroups; i++)
     if ((int) blockIdx.x >= p.g[i].block_begin &&
@@ -739,30 +746,42 @@ histogram_kernel (const __grid_constant__ Params p)
     for (uint32_t i = tid; i < n4; i += blockDim.x)
       s4[i] = make_uint4 (0, 0, 0, 0);
   }
-  __syncthreads ();
-  HIST_TRACE (1);
-  if (zeroing && s_last) {
-    for (int i = tid; i < p.nout * p.bins; i += (int) blockDim.x)
-      p.out[i] = 0;
-    __threadfence ();
+  /* Once every warp has sent its first item's loads (run_vec): the claim
+   * and the zeroed counters published by one barrier, then warp 0 of the
+   * first block zeroes the output and releases it. */
+  auto start = [&] () {
+    if (zeroing && tid == 0) {
+      s_epoch = (uint32_t) (claim >> 32);
+      s_last = (uint32_t) claim == 0u;
+    }
     __syncthreads ();
-    if (tid == 0)
-      atomicExch (p.ready, s_epoch + 1);
-  }
-  HIST_TRACE (2);
+    HIST_TRACE (1);
+    if (zeroing && s_last && tid < 32) {
+      for (int i = tid; i < p.nout * p.bins; i += 32)
+        p.out[i] = 0;
+      __syncwarp ();
+      if (tid == 0) {
+        __threadfence ();     /* cumulative: the warp's zeroes, then ready */
+        atomicExch (p.ready, s_epoch + 1);
+      }
+    }
+    HIST_TRACE (2);
+  };
 
   if (gi >= 0) {
     const Group &g = p.g[gi];
     if constexpr (V != 0) {
-      block_work<kReplicated, V> (p, g, smem, &s_epoch, &s_last);
+      block_work<kReplicated, V> (p, g, smem, &s_epoch, &s_last, start);
     } else {
       switch (g.algo) {
-        case kReplicated: block_work<kReplicated, 0> (p, g, smem, &s_epoch, &s_last); break;
-        case kPacked16: block_work<kPacked16, 0> (p, g, smem, &s_epoch, &s_last); break;
-        case kPacked8: block_work<kPacked8, 0> (p, g, smem, &s_epoch, &s_last); break;
-        default: block_work<kWarpAgg, 0> (p, g, smem, &s_epoch, &s_last); break;
+        case kReplicated: block_work<kReplicated, 0> (p, g, smem, &s_epoch, &s_last, start); break;
+        case kPacked16: block_work<kPacked16, 0> (p, g, smem, &s_epoch, &s_last, start); break;
+        case kPacked8: block_work<kPacked8, 0> (p, g, smem, &s_epoch, &s_last, start); break;
+        default: block_work<kWarpAgg, 0> (p, g, smem, &s_epoch, &s_last, start); break;
       }
     }
+  } else {
+    start ();
   }
 
   if (zeroing) {

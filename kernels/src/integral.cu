@@ -1167,8 +1167,10 @@ constexpr int kTW = 128;            /* tile width: 4 columns a lane */
 constexpr int kTiledWarps = 4;      /* tiles (warps) a block: first pass
                                        (three launches) and output */
 constexpr int kTiledScanWarps = 32; /* warps a block of the scan pass */
-constexpr int kTiledGroup = 16;     /* grouped: tile rows (warps) a block */
-constexpr int kTiledGroupMaxTx = 32;  /* grouped: tile columns at most */
+constexpr int kTiledGroup = detail::kSatTiledGroupRows;  /* grouped: tile rows
+                                                          (warps) a block */
+constexpr int kTiledGroupMaxTx = detail::kSatTiledGroupMaxTx;  /* grouped:
+                                                          tile columns at most */
 constexpr int kTiledGroupBatch = 4;   /* grouped output: groups a batch */
 
 /* Groups of nty tile rows. */
@@ -2003,7 +2005,7 @@ namespace detail {
 
 Status
 sat_tiled_tables (const ImageView &src, void *d_ws, size_t ws_bytes,
-    Stream stream, SatTiles *out)
+    Stream stream, SatTiles *out, bool allow_grouped)
 {
   if (!out || !sat_tiled_serves (src))
     return Status::unsupported;
@@ -2014,7 +2016,7 @@ sat_tiled_tables (const ImageView &src, void *d_ws, size_t ws_bytes,
     return Status::invalid_argument;
   *out = tiled_tables_of (src, static_cast<uint8_t *> (d_ws), l, cfg.th);
   const cudaStream_t cs = (cudaStream_t) stream;
-  if (cfg.grouped) {
+  if (cfg.grouped && allow_grouped) {
     TiledParams p;
     static_cast<SatTiles &> (p) = *out;
     p.gcol = out->gcol = reinterpret_cast<uint32_t *> (static_cast<uint8_t *> (d_ws) + l.gcol);

@@ -1314,7 +1314,7 @@ GST_START_TEST (test_gpu_seams)
   std::vector<testutil::Size> sizes = { {1, 1}, {127, 33}, {128, 16},
     {129, 47}, {259, 31}, {260, 64}, {300, 200}, {1000, 77}, {700, 600} };
   if (!sm)
-    sizes.insert (sizes.end (), { {132, 9}, {4096, 70}, {4100, 35},
+    sizes.insert (sizes.end (), { {132, 9}, {4096, 70}, {4096, 1000}, {4100, 35},
         {cip::detail::kBoxFusedMaxWidth, 40},
         {cip::detail::kBoxFusedMaxWidth + 1, 20}, {3, 1500} });
   const Radius radii[] = { {0, 0}, {1, 1}, {2, 2}, {5, 40}, {63, 2},
@@ -1346,11 +1346,12 @@ GST_START_TEST (test_gpu_seams)
                 SatMode::none, dst.bytes, dst, ws, stream, what), "%s",
             what.c_str ());
       }
-    /* rows a block; then 32-row tiles (the tables' other height), 8
-     * warps a block (two tiles a warp from 9 tiles on), and 16-row tiles
-     * in three launches where they would come grouped (700x600: three
-     * groups of tile rows) */
-    for (int rows : { 1, 2, 5, 8, 0, -1, -2, -3 }) {
+    /* rows a block (2000: one band, whose row-sum tables at 4096x1000 do
+     * not fit in shared memory: more bands); then 32-row tiles (the tables'
+     * other height), 8 warps a block (two tiles a warp from 9 tiles on),
+     * and 16-row tiles in three launches where they would come grouped
+     * (700x600: three groups of tile rows) */
+    for (int rows : { 1, 2, 5, 8, 2000, 0, -1, -2, -3 }) {
       if (sm && rows != 2 && rows != 0 && rows != -1 && rows != -3)
         continue;
       cip::detail::BoxTuning t = saved;

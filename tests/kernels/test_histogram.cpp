@@ -1090,13 +1090,15 @@ GST_END_TEST;
 GST_START_TEST (test_gpu_channels)
 {
   Gpu g;
+  /* 131x9 pad 4: whole-word pitch with a gap after each row, so the
+   * vector paths (and rgb3) meet chunks cut by row ends, in small mode too */
   const struct { int w, h; size_t pad; } shapes[] = { {67, 19, 3}, {640, 480, 0},
-    {1001, 67, 12} };
+    {1001, 67, 12}, {131, 9, 4} };
   for (auto sh : shapes)
     for (Content c : { Content::random, Content::natural, Content::constant,
             Content::all255, Content::checkerboard }) {
       if (cip_test_small () && (sh.w * sh.h > 40000 || c != Content::random))
-        continue;             /* small mode: the small shape, random content */
+        continue;             /* small mode: the small shapes, random content */
       HostImage q = testutil::make_image (sh.w, sh.h, c, 41, 4, sh.pad);
       HostImage uv = testutil::make_image (sh.w, sh.h, c, 42, 2, sh.pad);
       HostImage y = testutil::make_image (sh.w * 2, sh.h * 2, c, 43, 1, sh.pad);
@@ -1151,8 +1153,9 @@ GST_START_TEST (test_gpu_rois)
   Gpu g;
   HostImage p = testutil::make_image (300, 41, Content::random, 51, 1, 9);
   HostImage q = testutil::make_image (300, 41, Content::natural, 52, 4, 5);
+  HostImage q4 = testutil::make_image (300, 41, Content::natural, 54, 4, 8);
   HostImage uv = testutil::make_image (300, 41, Content::random, 53, 2, 1);
-  DevImage dp (p), dq (q), duv (uv);
+  DevImage dp (p), dq (q), dq4 (q4), duv (uv);
   int ci = 0;
   for (const Crop &r : crops_of (300, 41))
     for (int bins : { 256, 8 }) {
@@ -1166,10 +1169,12 @@ GST_START_TEST (test_gpu_rois)
         input (q.view (2).crop (r.x, r.y, r.w, r.h)),
         input (q.view (0).crop (r.x, r.y, r.w, r.h), HistSource::luma_rgb) };
       gpu_check1 (g, ch, dq, 4, bins, describe ("gpu roi", ch, 4, bins, Content::natural));
-      HistInput bgr[3] = { input (q.view (2).crop (r.x, r.y, r.w, r.h)),
-        input (q.view (1).crop (r.x, r.y, r.w, r.h)),
-        input (q.view (0).crop (r.x, r.y, r.w, r.h)) };
-      gpu_check1 (g, bgr, dq, 3, bins, describe ("gpu roi", bgr, 3, bins, Content::natural));
+      /* q4: a whole-word pitch, so crops of several rows take the vector
+       * path (q's 1205-byte pitch sends them to the generic one) */
+      HistInput bgr[3] = { input (q4.view (2).crop (r.x, r.y, r.w, r.h)),
+        input (q4.view (1).crop (r.x, r.y, r.w, r.h)),
+        input (q4.view (0).crop (r.x, r.y, r.w, r.h)) };
+      gpu_check1 (g, bgr, dq4, 3, bins, describe ("gpu roi", bgr, 3, bins, Content::natural));
       HistInput l = input (q.view (1).crop (r.x, r.y, r.w, r.h), HistSource::luma_bgr);
       gpu_check1 (g, &l, dq, 1, bins, describe ("gpu roi", &l, 1, bins, Content::natural));
       HistInput c2[2] = { input (uv.view (0).crop (r.x, r.y, r.w, r.h)),
