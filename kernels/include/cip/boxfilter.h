@@ -134,7 +134,9 @@ BoxAlgorithm boxfilter_pick (const BoxPlane &plane);
  * each plane that needs one (cip::integral), then one gather launch and/or
  * one direct launch (and one per radius for the planes of its registers
  * kernel) and/or one sliding launch (per sample size) for all planes, and
- * three launches (tile sums, their scans, the output) per fused plane. The
+ * three launches (tile sums, their scans, the output) per fused plane, two
+ * where the tile sums come scanned in groups (16-row tiles, up to 4096
+ * columns, as cip::integral's tiled algorithm runs them). The
  * sliding algorithm ignores a plane's precomputed SAT and uses
  * no workspace itself, but the call still needs the workspace
  * boxfilter_workspace_bytes() gives (sized for the SATs of automatic). */
