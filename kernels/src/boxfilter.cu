@@ -1442,15 +1442,21 @@ fused_smem (int ntx)
       + ntx);
 }
 
+/* The shared memory every box_fused launch opts in to: the widest plane's
+ * rows, or the device's limit (see detail::launch). */
+size_t
+fused_optin ()
+{
+  return std::min (fused_smem (detail::kBoxFusedMaxWidth / kFusedTW),
+      (size_t) detail::max_optin_smem ());
+}
+
 template <int MAXT, int PH, bool TAIL, bool G>
 Status
 launch_fused (const FusedParams &fp, int rows, int sms, size_t smem,
     cudaStream_t s)
 {
-  /* every call opts in to the widest plane's size (see detail::launch) */
-  constexpr size_t widest = fused_smem (detail::kBoxFusedMaxWidth / kFusedTW);
-  const size_t dev_max = (size_t) detail::max_optin_smem ();
-  const size_t optin = widest < dev_max ? widest : dev_max;   /* >= smem */
+  const size_t optin = fused_optin ();  /* >= smem */
   FusedParams p = fp;
   const int threads = 32 * p.warps;
   int per_sm = 0;
@@ -1484,9 +1490,6 @@ launch_fused (const FusedParams &fp, int rows, int sms, size_t smem,
       p.bands = div_up (h, fit);
     p.rs_rows = div_up (h, p.bands);
     smem += row_bytes * (size_t) p.rs_rows;
-    if (smem > 48 * 1024)
-      CIP_CUDA_TRY (cudaFuncSetAttribute (box_fused<MAXT, PH, TAIL, G>,
-              cudaFuncAttributeMaxDynamicSharedMemorySize, (int) optin));
   }
   return detail::launch (box_fused<MAXT, PH, TAIL, G>, p.bands, threads,
       smem, s, p, "boxfilter fused", detail::pdl_supported (), optin);
@@ -1526,10 +1529,8 @@ run_fused (const BoxPlane &p, bool replicate, uint8_t *ws, size_t integral_bytes
   /* grouped tables where box_fused's row-sum tables fit beside its rows
    * (one row a band at least; launch_fused sizes the bands) */
   const int ntx = div_up (p.src.width, kFusedTW);
-  const size_t optin = std::min (fused_smem (detail::kBoxFusedMaxWidth / kFusedTW),
-      (size_t) detail::max_optin_smem ());
   const bool grouped_ok = ntx <= detail::kSatTiledGroupMaxTx &&
-      fused_smem (ntx) + sizeof (uint32_t) * 2 * (size_t) ntx <= optin;
+      fused_smem (ntx) + sizeof (uint32_t) * 2 * (size_t) ntx <= fused_optin ();
   Status st = detail::sat_tiled_tables (p.src, ws, integral_bytes, s, &fp.t,
       grouped_ok);
   if (st != Status::ok)
@@ -1840,7 +1841,7 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
      * opts in to 64 KiB: widths above 3968) runs sat, or direct where
      * automatic chose fused over it (radius 15-16) */
     fused[i] = a == BoxAlgorithm::fused && fused_smem ((p.src.width +
-            kFusedTW - 1) / kFusedTW) <= (size_t) detail::max_optin_smem ();
+            kFusedTW - 1) / kFusedTW) <= fused_optin ();
     direct[i] = a == BoxAlgorithm::direct ||
         (a == BoxAlgorithm::fused && !fused[i] &&
         algo == BoxAlgorithm::automatic &&

@@ -1907,7 +1907,9 @@ run_type (const SatParams &p, SatType type, bool sq, const detail::SatConfig &cf
       : run_threads<B, u64, false> (p, cfg.threads, cfg.algo, cs);
 }
 
-/* The first two passes: tile sums, then their scans (PDL after the first). */
+/* The tables ahead of the output pass: grouped (t.gcol set; 16-row tiles),
+ * the grouped first pass alone, else tile sums, then their scans (PDL after
+ * the first). */
 template <int TH>
 Status
 run_tiled_tables (const detail::SatTiles &t, cudaStream_t stream)
@@ -1916,6 +1918,12 @@ run_tiled_tables (const detail::SatTiles &t, cudaStream_t stream)
   static_cast<detail::SatTiles &> (p) = t;
   p.sum = nullptr;
   p.sum_pitch = 0;
+  if constexpr (TH == 16) {
+    if (p.gcol)
+      return launch (sat_tiled_aggregate_grouped<TH>,
+          p.ntx * tiled_ngroups (p.nty), 32 * kTiledGroup, 0, stream, p,
+          "sat_tiled_aggregate_grouped");
+  }
   const int grid = (p.ntx * p.nty + kTiledWarps - 1) / kTiledWarps;
   Status st = launch (sat_tiled_aggregate<TH>, grid, 32 * kTiledWarps, 0,
       stream, p, "sat_tiled_aggregate");
@@ -1930,20 +1938,14 @@ Status
 run_tiled_kernels (const TiledParams &p, cudaStream_t stream)
 {
   const int grid = (p.ntx * p.nty + kTiledWarps - 1) / kTiledWarps;
-  if constexpr (TH == 16) {
-    if (p.gcol) {
-      const int ggrid = p.ntx * tiled_ngroups (p.nty);
-      Status st = launch (sat_tiled_aggregate_grouped<TH>, ggrid,
-          32 * kTiledGroup, 0, stream, p, "sat_tiled_aggregate_grouped");
-      if (st != Status::ok)
-        return st;
-      return launch (sat_tiled_output_grouped<T, CS>, grid, 32 * kTiledWarps,
-          0, stream, p, "sat_tiled_output_grouped", pdl_supported ());
-    }
-  }
   Status st = run_tiled_tables<TH> (p, stream);
   if (st != Status::ok)
     return st;
+  if constexpr (TH == 16) {
+    if (p.gcol)
+      return launch (sat_tiled_output_grouped<T, CS>, grid, 32 * kTiledWarps,
+          0, stream, p, "sat_tiled_output_grouped", pdl_supported ());
+  }
   return launch (sat_tiled_output<TH, T, CS>, grid, 32 * kTiledWarps, 0,
       stream, p, "sat_tiled_output", pdl_supported ());
 }
@@ -1962,9 +1964,10 @@ run_tiled_th (const TiledParams &p, SatType type, cudaStream_t stream)
       : run_tiled_kernels<TH, u64, false> (p, stream);
 }
 
+/* grouped: with the group tables (tiled_grouped) */
 detail::SatTiles
 tiled_tables_of (const ImageView &src, uint8_t *ws, const TiledLayout &l,
-    int th)
+    int th, bool grouped)
 {
   detail::SatTiles t;
   t.src = src.data;
@@ -1980,6 +1983,10 @@ tiled_tables_of (const ImageView &src, uint8_t *ws, const TiledLayout &l,
   t.col = reinterpret_cast<uint32_t *> (ws + l.col);
   t.row = reinterpret_cast<uint32_t *> (ws + l.row);
   t.tot = reinterpret_cast<uint32_t *> (ws + l.tot);
+  if (grouped) {
+    t.gcol = reinterpret_cast<uint32_t *> (ws + l.gcol);
+    t.gtot = reinterpret_cast<uint32_t *> (ws + l.gtot);
+  }
   return t;
 }
 
@@ -1988,13 +1995,10 @@ run_tiled (const ImageView &src, SatType type, const SatDest &dst,
     uint8_t *ws, const TiledLayout &l, int th, cudaStream_t stream)
 {
   TiledParams p;
-  static_cast<detail::SatTiles &> (p) = tiled_tables_of (src, ws, l, th);
+  static_cast<detail::SatTiles &> (p) = tiled_tables_of (src, ws, l, th,
+      tiled_grouped (src.width, th));
   p.sum = dst.sum;
   p.sum_pitch = dst.sum_pitch;
-  if (tiled_grouped (src.width, th)) {
-    p.gcol = reinterpret_cast<uint32_t *> (ws + l.gcol);
-    p.gtot = reinterpret_cast<uint32_t *> (ws + l.gtot);
-  }
   return th == 32 ? run_tiled_th<32> (p, type, stream)
       : run_tiled_th<16> (p, type, stream);
 }
@@ -2014,18 +2018,9 @@ sat_tiled_tables (const ImageView &src, void *d_ws, size_t ws_bytes,
   const TiledLayout l = make_tiled_layout (src.width, src.height, cfg.th);
   if (!d_ws || ws_bytes < l.total || (uintptr_t) d_ws % 16 != 0)
     return Status::invalid_argument;
-  *out = tiled_tables_of (src, static_cast<uint8_t *> (d_ws), l, cfg.th);
+  *out = tiled_tables_of (src, static_cast<uint8_t *> (d_ws), l, cfg.th,
+      cfg.grouped && allow_grouped);
   const cudaStream_t cs = (cudaStream_t) stream;
-  if (cfg.grouped && allow_grouped) {
-    TiledParams p;
-    static_cast<SatTiles &> (p) = *out;
-    p.gcol = out->gcol = reinterpret_cast<uint32_t *> (static_cast<uint8_t *> (d_ws) + l.gcol);
-    p.gtot = out->gtot = reinterpret_cast<uint32_t *> (static_cast<uint8_t *> (d_ws) + l.gtot);
-    p.sum = nullptr;
-    p.sum_pitch = 0;
-    return launch (sat_tiled_aggregate_grouped<16>, p.ntx * tiled_ngroups (p.nty),
-        32 * kTiledGroup, 0, cs, p, "sat_tiled_aggregate_grouped");
-  }
   return cfg.th == 32 ? run_tiled_tables<32> (*out, cs)
       : run_tiled_tables<16> (*out, cs);
 }
