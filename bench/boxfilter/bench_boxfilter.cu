@@ -4,7 +4,7 @@
  *
  *   bench_boxfilter [--runs N] [--json PATH] [--quick] [--radii 1,15,100]
  *       [--npp-max-radius R] [--fused-rows N]
- *       [--fused-warps N]
+ *       [--fused-warps N] [--fused-rotate N]
  *
  * Variants: auto (what the element runs), sat (SAT + gather, the SAT
  * recomputed every call), gather (sat with a precomputed SAT: the gather
@@ -141,13 +141,15 @@ main (int argc, char **argv)
   const std::vector<int> radii = parse_radii (argc, argv);
   const int npp_max_radius = parse_npp_max_radius (argc, argv);
   /* --fused-rows N, --fused-warps N: rows and warps per block of the fused
-   * kernel (0: automatic) */
+   * kernel (0: automatic); --fused-rotate N: BoxTuning::fused_rotate */
   cip::detail::BoxTuning tune = cip::detail::box_get_tuning ();
   for (int i = 1; i + 1 < argc; i++) {
     if (!strcmp (argv[i], "--fused-rows"))
       tune.fused_rows = atoi (argv[i + 1]);
     else if (!strcmp (argv[i], "--fused-warps"))
       tune.fused_warps = atoi (argv[i + 1]);
+    else if (!strcmp (argv[i], "--fused-rotate"))
+      tune.fused_rotate = atoi (argv[i + 1]);
   }
   cip::detail::box_set_tuning (tune);
   std::vector<Size> sizes = { {1920, 1080}, {3840, 2160}, {7680, 4320} };
@@ -308,7 +310,7 @@ main (int argc, char **argv)
             bench::b2b_ms (stream, run, args.runs), bad < 0 };
           std::string notes;
           if (v.algo == cip::BoxAlgorithm::automatic)
-            notes = cip::box_algorithm_name (cip::boxfilter_pick (p));
+            notes = cip::box_algorithm_name (cip::boxfilter_pick (p, border));
           report (bname, r, res, notes);
           cip::detail::box_set_tuning (tune);
           if (v.algo != cip::BoxAlgorithm::automatic && !v.presat && res.verified &&

@@ -73,7 +73,8 @@ bool box_direct_registers (const BoxPlane &p);
 
 /* The algorithm boxfilter() runs for this plane: automatic resolved by
  * boxfilter_pick, fused moved to sat where it does not serve. */
-BoxAlgorithm box_resolve (const BoxPlane &p, BoxAlgorithm algo);
+BoxAlgorithm box_resolve (const BoxPlane &p, BoxAlgorithm algo,
+    BoxBorder border = BoxBorder::replicate);
 
 /* box_resolve for each of the n planes of one call into out[], except that
  * automatic keeps direct (up to boxfilter_direct_max_radius) for a plane it
@@ -82,7 +83,7 @@ BoxAlgorithm box_resolve (const BoxPlane &p, BoxAlgorithm algo);
  * planes are step-2 views, which fused does not serve). Empty planes get
  * box_resolve's answer and are skipped by boxfilter(). */
 void box_resolve_call (const BoxPlane *planes, int n, BoxAlgorithm algo,
-    BoxAlgorithm *out);
+    BoxAlgorithm *out, BoxBorder border = BoxBorder::replicate);
 
 /* The fused kernel's blocks own at least this many rows (each block's first
  * row reads up to th source rows per tile more than the others). */
@@ -96,6 +97,9 @@ struct BoxTuning {
                                    half the tiles: a warp takes at most two) */
   int direct_tile = 0;          /* 1: direct runs its shared-memory tile
                                    kernel where the registers one serves */
+  int fused_rotate = -1;        /* fused, one tile a warp: the tile offset
+                                   of a set's second output row (-1: half
+                                   the tiles, 0: none) */
 };
 void box_set_tuning (const BoxTuning &t);
 BoxTuning box_get_tuning ();

@@ -32,10 +32,15 @@ static constexpr int direct_auto_max_radius = boxfilter_direct_max_radius;
  * 0.0371-0.0383 against 0.051-0.059, 7680x4320 0.099-0.102 / 0.108-0.121
  * against 0.167-0.202. Only 16:9 frames were measured: narrower planes keep
  * sat. On planes of 4 million samples or more it overtakes direct above
- * radius 14 (3840x2160 replicate: r = 14 0.0354 against 0.0350 ms, r = 15
- * 0.0346 against 0.0355, r = 16 0.0344 against 0.0368); at 1920x1080 direct
- * stays ahead up to 16 (0.014-0.017 against 0.022). */
-static constexpr int direct_auto_max_radius_before_fused = 14;
+ * direct_auto_max_radius_before_fused (below: round 18); at 1920x1080
+ * direct stays ahead up to 16 (0.014-0.017 against 0.022). */
+static constexpr int direct_auto_max_radius_before_fused = 13;
+/* Round 18 (H100, 3840x2160, b2b, fused with its output tiles rotated):
+ * replicate r = 12 direct 0.0321-0.0326 against fused 0.0326-0.0330 ms, r = 14
+ * 0.0348-0.0352 against 0.0335-0.0339; clip (direct divides its edge
+ * columns one by one) r = 10 0.0341-0.0345 against 0.0342-0.0345, r = 12
+ * 0.0357 against 0.0337-0.0339. */
+static constexpr int direct_auto_max_radius_before_fused_clip = 10;
 static constexpr long long fused_over_direct_min_pixels = 4000000;
 static constexpr long long fused_auto_min_pixels = 2000000;
 static constexpr int fused_auto_min_width = 1920;
@@ -65,7 +70,7 @@ box_border_name (BoxBorder b)
 }
 
 BoxAlgorithm
-boxfilter_pick (const BoxPlane &plane)
+boxfilter_pick (const BoxPlane &plane, BoxBorder border)
 {
   const int r = plane.rx > plane.ry ? plane.rx : plane.ry;
   if (plane.src.bytes == 2)         /* direct serves 8-bit planes only */
@@ -77,8 +82,10 @@ boxfilter_pick (const BoxPlane &plane)
   const bool fused_first = fused &&
       (long long) plane.src.width * plane.src.height >=
       fused_over_direct_min_pixels;
-  if (r <= (plane.sat ? direct_auto_max_radius_with_sat : fused_first ?
-          direct_auto_max_radius_before_fused : direct_auto_max_radius))
+  if (r <= (plane.sat ? direct_auto_max_radius_with_sat : !fused_first ?
+          direct_auto_max_radius : border == BoxBorder::clip ?
+          direct_auto_max_radius_before_fused_clip :
+          direct_auto_max_radius_before_fused))
     return BoxAlgorithm::direct;
   return fused ? BoxAlgorithm::fused : BoxAlgorithm::sat;
 }
@@ -122,10 +129,10 @@ box_direct_registers (const BoxPlane &p)
 }
 
 BoxAlgorithm
-box_resolve (const BoxPlane &p, BoxAlgorithm algo)
+box_resolve (const BoxPlane &p, BoxAlgorithm algo, BoxBorder border)
 {
   if (algo == BoxAlgorithm::automatic)
-    algo = boxfilter_pick (p);
+    algo = boxfilter_pick (p, border);
   if (algo == BoxAlgorithm::fused && !box_fused_serves (p))
     algo = BoxAlgorithm::sat;
   return algo;
@@ -133,11 +140,11 @@ box_resolve (const BoxPlane &p, BoxAlgorithm algo)
 
 void
 box_resolve_call (const BoxPlane *planes, int n, BoxAlgorithm algo,
-    BoxAlgorithm *out)
+    BoxAlgorithm *out, BoxBorder border)
 {
   bool any_direct = false;
   for (int i = 0; i < n; i++) {
-    out[i] = box_resolve (planes[i], algo);
+    out[i] = box_resolve (planes[i], algo, border);
     any_direct = any_direct ||
         (!box_plane_empty (planes[i]) && out[i] == BoxAlgorithm::direct);
   }

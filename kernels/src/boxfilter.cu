@@ -989,10 +989,26 @@ struct FusedParams {
   int bands;                    /* blocks: bands of H / bands rows */
   int warps;                    /* warps a block */
   int rowlen;                   /* u32 entries of a shared P row */
-  int rs_rows;                  /* G: rows of the block's row-sum tables */
+  int rs_rows;                  /* rows of the longest band (the per-row
+                                   tables) */
+  int rot;                      /* one tile a warp, every tile a warp: row r
+                                   of a set outputs tile warp + r rot (mod
+                                   ntx), so edge tiles fall to different
+                                   warps; 0: the warp's own tile */
+  int cwlo, ncw;                /* clip: clipped window widths cwlo ..
+                                   cwlo + ncw - 1 (0: replicate) */
   uint32_t full_area;
   detail::BoxDivisor div_full;
 };
+
+/* Division by d >= 1 as q = umulhi (2n, m) >> l, exact for n < 2^31:
+ * l = ceil (log2 d), m = ceil (2^(31 + l) / d) (below 2^32; d = 1: 2^31). */
+__device__ __forceinline__ uint2
+fused_divisor (uint32_t d)
+{
+  const uint32_t l = d <= 1 ? 0u : 32u - (uint32_t) __clz (d - 1);
+  return make_uint2 ((uint32_t) ((((uint64_t) 1 << (31 + l)) + d - 1) / d), l);
+}
 
 /* Byte k of w, zero-extended (one PRMT). */
 template <int K>
@@ -1154,6 +1170,25 @@ taps4_edge (const uint32_t *sp, int i, int W, bool rep, uint32_t (&v)[4])
   }
 }
 
+/* taps4_edge for a warp whose taps all lie left of the plane (lo) or right
+ * of it: no select, one broadcast load or two. */
+template <bool LO>
+__device__ __forceinline__ void
+taps4_out (const uint32_t *sp, int i, int W, bool rep, uint32_t (&v)[4])
+{
+  if (LO) {
+    const uint32_t v0 = rep ? sp[1] : 0u;
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      v[k] = (uint32_t) (i + k) * v0;
+  } else {
+    const uint32_t pw = sp[W], vw = rep ? pw - sp[W - 1] : 0u;
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      v[k] = pw + (uint32_t) (i + k - W) * vw;
+  }
+}
+
 /* One tile's words of the rows entering and leaving the window of row yn,
  * and its row sums there (zero past the edges without replicate). */
 struct FusedSlide {
@@ -1174,7 +1209,13 @@ box_fused (const __grid_constant__ FusedParams P)
   const int y1 = (int) ((long long) (blockIdx.x + 1) * H / P.bands);
   const int rowlen = P.rowlen;
   uint32_t *const prow = fsm + 4;       /* 4 words before the first row */
-  uint32_t *const stot = prow + 2 * kFusedRB * rowlen;
+  /* clip: ctab[cw - cwlo] = ceil (2^31 / cw) for the window widths cw
+   * (q = umulhi (2n, ctab) is n / cw for n < 256 cw: 256 cw^2 < 2^31) */
+  uint32_t *const ctab = prow + 2 * kFusedRB * rowlen;
+  /* per row y0 + k at rdiv[8 k]: the divisor of the window's area (m, l,
+   * area / 2) and of its height (m, l, height) */
+  uint32_t *const rdiv = ctab + ((P.ncw + 3) & ~3);
+  uint32_t *const stot = rdiv + 8 * P.rs_rows;
   /* G: R(t, row) of the rows entering (rs) and leaving (rs + rs_rows ntx)
    * the window of row y0 + k at rs[k ntx + t] */
   uint32_t *const rs = stot + ntx;
@@ -1184,7 +1225,7 @@ box_fused (const __grid_constant__ FusedParams P)
   const uint8_t *cp[MAXT];
   const uint32_t *rp[MAXT];
   uint32_t cm[MAXT];
-  bool full[MAXT], live[MAXT], tail[MAXT], lin[MAXT], rin[MAXT];
+  bool full[MAXT], live[MAXT], tail[MAXT];
 #pragma unroll
   for (int j = 0; j < MAXT; j++) {
     const int t = warp + j * P.warps;
@@ -1197,9 +1238,21 @@ box_fused (const __grid_constant__ FusedParams P)
     full[j] = cm[j] == 0xffffffffu;
     /* the tile holds a word straddling the width (warp-uniform) */
     tail[j] = TAIL && live[j] && t == ntx - 1;
-    /* no window of the tile reaches past the left (right) edge */
-    lin[j] = kFusedTW * t >= rx;
-    rin[j] = kFusedTW * (t + 1) + rx <= W;
+  }
+
+  /* the divisors (nothing here reads the tables: before the wait) */
+  for (int i = threadIdx.x; i < P.ncw; i += blockDim.x) {
+    const uint32_t cw = (uint32_t) (P.cwlo + i);
+    ctab[i] = (0x80000000u + cw - 1) / cw;
+  }
+  for (int k = threadIdx.x; k < y1 - y0; k += blockDim.x) {
+    const BoxSpan sy = box_span (y0 + k, ry, H);
+    const uint32_t ah = rep ? (uint32_t) (2 * ry + 1) :
+        (uint32_t) (sy.hi - sy.lo);
+    const uint32_t area = rep ? P.full_area : (uint32_t) (2 * rx + 1) * ah;
+    const uint2 da = fused_divisor (area), dh = fused_divisor (ah);
+    sts128 (rdiv + 8 * k, da.x, da.y, area >> 1, 0u);
+    sts128 (rdiv + 8 * k + 4, dh.x, dh.y, ah, 0u);
   }
 
   detail::wait_for_previous_kernel ();
@@ -1312,13 +1365,18 @@ box_fused (const __grid_constant__ FusedParams P)
       dh = P.div_full.d >> 1;
   const bool magic_ok = dm != 0;
   const size_t dpitch = P.dst_pitch;
-  /* warps with a tile whose windows reach past the left or right edge run
-   * their own copy of the outputs, the others no check (one tile a warp;
-   * the copies hold no barrier: every thread meets the one below) */
-  bool edge = false;
-#pragma unroll
-  for (int j = 0; j < MAXT; j++)
-    edge = edge || (live[j] && !(lin[j] && rin[j]));
+  /* the tile a warp outputs in row r of a set, and whether no window of
+   * tile t reaches past the left or right edge */
+  auto out_tile = [&] (int r, int j) {
+    if (MAXT == 1 && P.rot) {
+      const int t = warp + r * P.rot;
+      return t < ntx ? t : t - ntx;
+    }
+    return warp + j * P.warps;
+  };
+  auto out_inside = [&] (int t) {
+    return kFusedTW * t >= rx && kFusedTW * (t + 1) + rx <= W;
+  };
   for (int y = y0, set = 0; y < y1; y += kFusedRB, set ^= 1) {
     uint32_t *const sb = prow + set * kFusedRB * rowlen;
 #pragma unroll
@@ -1361,94 +1419,134 @@ box_fused (const __grid_constant__ FusedParams P)
     }
     __syncthreads ();
 
-    auto outputs = [&] (auto edge_tag) {
+    /* Row r of the set: tile t of every j (rotated by r rot with one tile a
+     * warp). A row whose tiles' windows reach past the left or right edge
+     * runs its own copy of the outputs, the others no check (warp-uniform;
+     * the copies hold no barrier). */
+    auto out_row = [&] (int r, auto edge_tag) {
       constexpr bool kEdge = decltype (edge_tag)::value;
+      const int yr = y + r;
+      const uint32_t *const sp = sb + r * rowlen;
+      /* the window's rows all inside the plane */
+      const bool rows_full = H - 1 - 2 * ry >= 0 &&
+          (unsigned) (yr - ry) <= (unsigned) (H - 1 - 2 * ry);
+      const bool magic = magic_ok && (rep || rows_full);
+      uint8_t *const drow = P.dst + (size_t) yr * dpitch;
 #pragma unroll
-      for (int r = 0; r < kFusedRB; r++) {
-        const int yr = y + r;
-        if (yr >= y1)
-          break;
-        const uint32_t *const sp = sb + r * rowlen;
-        /* the window's rows all inside the plane */
-        const bool rows_full = H - 1 - 2 * ry >= 0 &&
-            (unsigned) (yr - ry) <= (unsigned) (H - 1 - 2 * ry);
-        const bool magic = magic_ok && (rep || rows_full);
-        uint8_t *const drow = P.dst + (size_t) yr * dpitch;
+      for (int j = 0; j < MAXT; j++) {
+        const int t = out_tile (r, j);
+        const int x = kFusedTW * t + 4 * lane;
+        if (t >= ntx || x >= W)
+          continue;
+        const bool tin = out_inside (t);
+        /* each side's taps: all inside, all outside (the warp's), or some */
+        uint32_t l[4], rr[4];
+        if (!kEdge || kFusedTW * t >= rx)
+          taps4<kPhL> (sp, x + ol_tap, l);
+        else if (kFusedTW * (t + 1) - 1 < rx)
+          taps4_out<true> (sp, x + ol_tap, W, rep, l);
+        else
+          taps4_edge<kPhL> (sp, x + ol_tap, W, rep, l);
+        if (!kEdge || kFusedTW * (t + 1) + rx <= W)
+          taps4<kPhR> (sp, x + or_tap, rr);
+        else if (kFusedTW * t + rx + 1 > W)
+          taps4_out<false> (sp, x + or_tap, W, rep, rr);
+        else
+          taps4_edge<kPhR> (sp, x + or_tap, W, rep, rr);
+        uint32_t out;
+        if (magic && (!kEdge || rep || tin)) {
+          out = pack4 (__umulhi (rr[0] - l[0] + dh, dm) >> ds,
+              __umulhi (rr[1] - l[1] + dh, dm) >> ds,
+              __umulhi (rr[2] - l[2] + dh, dm) >> ds,
+              __umulhi (rr[3] - l[3] + dh, dm) >> ds);
+        } else if (!kEdge || rep || tin) {
+          /* rows cut by the top or bottom (or an area of 1): the row's
+           * area, one divisor for the row */
+          const uint4 d = lds128 (rdiv + 8 * (yr - y0));
+          out = pack4 (__umulhi (2u * (rr[0] - l[0] + d.z), d.x) >> d.y,
+              __umulhi (2u * (rr[1] - l[1] + d.z), d.x) >> d.y,
+              __umulhi (2u * (rr[2] - l[2] + d.z), d.x) >> d.y,
+              __umulhi (2u * (rr[3] - l[3] + d.z), d.x) >> d.y);
+        } else {
+          /* clip, windows cut by the left or right edge: area = cw ah,
+           * (n / ah) / cw with n = sum + area / 2 (exact: floors nest),
+           * the row's divisor for ah, ctab's for cw (t < 256 cw) */
+          const uint4 d = lds128 (rdiv + 8 * (yr - y0) + 4);
+          uint32_t q[4];
 #pragma unroll
-        for (int j = 0; j < MAXT; j++) {
-          const int t = warp + j * P.warps;
-          const int x = kFusedTW * t + 4 * lane;
-          if (!live[j] || x >= W)
-            continue;
-          uint32_t l[4], rr[4];
-          if (!kEdge || lin[j])
-            taps4<kPhL> (sp, x + ol_tap, l);
-          else
-            taps4_edge<kPhL> (sp, x + ol_tap, W, rep, l);
-          if (!kEdge || rin[j])
-            taps4<kPhR> (sp, x + or_tap, rr);
-          else
-            taps4_edge<kPhR> (sp, x + or_tap, W, rep, rr);
-          uint32_t out;
-          if (magic && (!kEdge || rep || (lin[j] && rin[j]))) {
-            out = pack4 (__umulhi (rr[0] - l[0] + dh, dm) >> ds,
-                __umulhi (rr[1] - l[1] + dh, dm) >> ds,
-                __umulhi (rr[2] - l[2] + dh, dm) >> ds,
-                __umulhi (rr[3] - l[3] + dh, dm) >> ds);
-          } else if (!kEdge) {
-            /* rows clipped by the plane: one area for the warp's row */
-            const BoxSpan sy = box_span (yr, ry, H);
-            const uint32_t area = (uint32_t) (2 * rx + 1) *
-                (uint32_t) (sy.hi - sy.lo);
-            const float rcp = box_rcp_fast (area);
-            out = pack4 (box_round_div (rr[0] - l[0], area, rcp),
-                box_round_div (rr[1] - l[1], area, rcp),
-                box_round_div (rr[2] - l[2], area, rcp),
-                box_round_div (rr[3] - l[3], area, rcp));
-          } else {
-            /* the window clipped by the plane (no replicate), or area 1 */
-            const BoxSpan sy = box_span (yr, ry, H);
-            const uint32_t ah = (uint32_t) (sy.hi - sy.lo);
-            uint32_t q[4];
-#pragma unroll
-            for (int k = 0; k < 4; k++) {
-              const uint32_t area = rep ? P.full_area : ah * (uint32_t)
-                  (min (x + k + or_tap, W) - max (x + k + ol_tap, 0));
-              q[k] = box_round_div (rr[k] - l[k], area, box_rcp_fast (area));
-            }
-            out = pack4 (q[0], q[1], q[2], q[3]);
+          for (int k = 0; k < 4; k++) {
+            /* columns past w (never stored) divide as column w - 1 */
+            const int xk = TAIL ? min (x + k, W - 1) : x + k;
+            const int cw = min (xk + rx, W - 1) - max (xk - rx, 0) + 1;
+            const uint32_t n = rr[k] - l[k] + (((uint32_t) cw * d.z) >> 1);
+            const uint32_t tq = __umulhi (2u * n, d.x) >> d.y;
+            q[k] = __umulhi (2u * tq, ctab[cw - P.cwlo]);
           }
-          if (P.dst_words && full[j])
-            *reinterpret_cast<uint32_t *> (drow + x) = out;
-          else
-            store4 (drow, P.dst_step, x, W, out);
+          out = pack4 (q[0], q[1], q[2], q[3]);
         }
+        if (P.dst_words && x + 4 <= W)
+          *reinterpret_cast<uint32_t *> (drow + x) = out;
+        else
+          store4 (drow, P.dst_step, x, W, out);
       }
     };
-    if (MAXT == 1 && !edge)
-      outputs (std::false_type ());
-    else
-      outputs (std::true_type ());
+#pragma unroll
+    for (int r = 0; r < kFusedRB; r++) {
+      if (y + r >= y1)
+        break;
+      bool e = false;
+#pragma unroll
+      for (int j = 0; j < MAXT; j++) {
+        const int t = out_tile (r, j);
+        e = e || (t < ntx && !out_inside (t));
+      }
+      if (e)
+        out_row (r, std::true_type ());
+      else
+        out_row (r, std::false_type ());
+    }
   }
 }
 
 /* Dynamic shared memory of box_fused: 4 words, two sets of kFusedRB P rows
- * (each followed by 8 words) and the tile totals (G: then the row-sum
- * tables, launch_fused). */
+ * (each followed by 8 words), the clipped widths' divisors (ncw, rounded
+ * up to 4) and the tile totals; then a band's per-row tables
+ * (fused_row_smem each, launch_fused). */
 constexpr size_t
-fused_smem (int ntx)
+fused_smem (int ntx, int ncw = 0)
 {
   return sizeof (uint32_t) * (4 + 2 * kFusedRB * ((size_t) kFusedTW * ntx + 8)
-      + ntx);
+      + ((ncw + 3) & ~3) + ntx);
 }
 
-/* The shared memory every box_fused launch opts in to: the widest plane's
- * rows, or the device's limit (see detail::launch). */
+/* Per row of a band: the row's divisors (8 words), G: the row-sum tables
+ * (2 ntx words). */
+constexpr size_t
+fused_row_smem (int ntx, bool g)
+{
+  return sizeof (uint32_t) * (8 + (g ? 2 * (size_t) ntx : 0));
+}
+
+/* Clip: the window widths a plane of width w has, cwlo .. cwlo + ncw - 1
+ * (box_fused's ctab). */
+int
+fused_cwlo (int w, int rx)
+{
+  return std::min (rx, w - 1) + 1;
+}
+
+int
+fused_ncw (int w, int rx, bool replicate)
+{
+  return replicate ? 0 : std::min (2 * rx + 1, w) - fused_cwlo (w, rx) + 1;
+}
+
+/* The shared memory every box_fused launch opts in to: the device's limit
+ * (one size for every call, see detail::launch). */
 size_t
 fused_optin ()
 {
-  return std::min (fused_smem (detail::kBoxFusedMaxWidth / kFusedTW),
-      (size_t) detail::max_optin_smem ());
+  return (size_t) detail::max_optin_smem ();
 }
 
 template <int MAXT, int PH, bool TAIL, bool G>
@@ -1456,7 +1554,9 @@ Status
 launch_fused (const FusedParams &fp, int rows, int sms, size_t smem,
     cudaStream_t s)
 {
-  const size_t optin = fused_optin ();  /* >= smem */
+  const size_t optin = fused_optin ();
+  if (smem > optin)
+    return Status::unsupported;
   FusedParams p = fp;
   const int threads = 32 * p.warps;
   int per_sm = 0;
@@ -1478,19 +1578,17 @@ launch_fused (const FusedParams &fp, int rows, int sms, size_t smem,
     const long long most = h / detail::kBoxFusedMinRows;
     p.bands = (int) (conc < most ? conc : most > 0 ? most : 1);
   }
-  if (G) {
-    /* the row-sum tables of the longest band (bands differ by at most a
-     * row): more, shorter bands where they would not fit (run_fused made
-     * sure one row a band fits) */
-    const size_t row_bytes = sizeof (uint32_t) * 2 * (size_t) p.t.ntx;
-    const int fit = (int) ((optin - smem) / row_bytes);
-    if (fit < 1)
-      return Status::unsupported;
-    if (div_up (h, p.bands) > fit)
-      p.bands = div_up (h, fit);
-    p.rs_rows = div_up (h, p.bands);
-    smem += row_bytes * (size_t) p.rs_rows;
-  }
+  /* the per-row tables of the longest band (bands differ by at most a
+   * row): more, shorter bands where they would not fit (run_fused made sure
+   * one row a band fits) */
+  const size_t row_bytes = fused_row_smem (p.t.ntx, G);
+  const int fit = (int) ((optin - smem) / row_bytes);
+  if (fit < 1)
+    return Status::unsupported;
+  if (div_up (h, p.bands) > fit)
+    p.bands = div_up (h, fit);
+  p.rs_rows = div_up (h, p.bands);
+  smem += row_bytes * (size_t) p.rs_rows;
   return detail::launch (box_fused<MAXT, PH, TAIL, G>, p.bands, threads,
       smem, s, p, "boxfilter fused", detail::pdl_supported (), optin);
 }
@@ -1500,7 +1598,7 @@ template <int MAXT, bool TAIL, bool G>
 Status
 launch_fused_ph (const FusedParams &fp, int rows, int sms, cudaStream_t s)
 {
-  const size_t smem = fused_smem (fp.t.ntx);
+  const size_t smem = fused_smem (fp.t.ntx, fp.ncw);
   switch (fp.rx & 3) {
     case 0: return launch_fused<MAXT, 0, TAIL, G> (fp, rows, sms, smem, s);
     case 1: return launch_fused<MAXT, 1, TAIL, G> (fp, rows, sms, smem, s);
@@ -1529,8 +1627,10 @@ run_fused (const BoxPlane &p, bool replicate, uint8_t *ws, size_t integral_bytes
   /* grouped tables where box_fused's row-sum tables fit beside its rows
    * (one row a band at least; launch_fused sizes the bands) */
   const int ntx = div_up (p.src.width, kFusedTW);
+  fp.cwlo = fused_cwlo (p.src.width, p.rx);
+  fp.ncw = fused_ncw (p.src.width, p.rx, replicate);
   const bool grouped_ok = ntx <= detail::kSatTiledGroupMaxTx &&
-      fused_smem (ntx) + sizeof (uint32_t) * 2 * (size_t) ntx <= fused_optin ();
+      fused_smem (ntx, fp.ncw) + fused_row_smem (ntx, true) <= fused_optin ();
   Status st = detail::sat_tiled_tables (p.src, ws, integral_bytes, s, &fp.t,
       grouped_ok);
   if (st != Status::ok)
@@ -1553,6 +1653,11 @@ run_fused (const BoxPlane &p, bool replicate, uint8_t *ws, size_t integral_bytes
   if ((fp.t.ntx + fp.warps - 1) / fp.warps > 2)
     fp.warps = (fp.t.ntx + 1) / 2;      /* at most two tiles a warp */
   fp.rowlen = kFusedTW * fp.t.ntx + 8;
+  /* one tile a warp: the second row of a set outputs the tiles half the
+   * plane away, so that no warp outputs two edge tiles a set */
+  fp.rot = tune.fused_rotate != 0 && fp.warps == fp.t.ntx && fp.t.ntx >= 4 ?
+      (tune.fused_rotate > 0 ? tune.fused_rotate % fp.t.ntx : fp.t.ntx / 2) :
+      0;
   const uint32_t full = (uint32_t) (2 * p.rx + 1) * (uint32_t) (2 * p.ry + 1);
   fp.full_area = full;
   fp.div_full = detail::box_divisor (full);
@@ -1827,7 +1932,7 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
   bool direct[boxfilter_max_planes] = {}, sliding[boxfilter_max_planes] = {},
       fused[boxfilter_max_planes] = {}, reg[boxfilter_max_planes] = {};
   BoxAlgorithm resolved[boxfilter_max_planes];
-  detail::box_resolve_call (planes, n_planes, algo, resolved);
+  detail::box_resolve_call (planes, n_planes, algo, resolved, border);
   int max_rx = 0, max_ry = 0;
   for (int i = 0; i < n_planes; i++) {
     const BoxPlane &p = planes[i];
@@ -1841,7 +1946,9 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
      * opts in to 64 KiB: widths above 3968) runs sat, or direct where
      * automatic chose fused over it (radius 15-16) */
     fused[i] = a == BoxAlgorithm::fused && fused_smem ((p.src.width +
-            kFusedTW - 1) / kFusedTW) <= fused_optin ();
+            kFusedTW - 1) / kFusedTW, fused_ncw (p.src.width, p.rx,
+            border == BoxBorder::replicate)) + fused_row_smem (0, false) <=
+        fused_optin ();
     direct[i] = a == BoxAlgorithm::direct ||
         (a == BoxAlgorithm::fused && !fused[i] &&
         algo == BoxAlgorithm::automatic &&

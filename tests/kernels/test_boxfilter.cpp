@@ -724,9 +724,10 @@ GST_START_TEST (test_ref_invalid_arguments)
   g.src.height = 4000;            /* narrow: never measured, sat */
   fail_unless (cip::boxfilter_pick (g) == BoxAlgorithm::sat);
 
-  /* fused takes over from direct above radius 14 on a plane it serves;
-   * in one call with planes that run direct (NV12's chroma, step-2 views)
-   * such a plane runs direct too (one launch), above radius 16 fused */
+  /* fused takes over from direct above radius 13 (clip: 10) on a plane it
+   * serves; in one call with planes that run direct (NV12's chroma, step-2
+   * views) such a plane runs direct too (one launch), above radius 16
+   * fused */
   g = f;
   g.src.width = g.src.pitch = 3840;
   g.src.height = 2160;
@@ -738,23 +739,24 @@ GST_START_TEST (test_ref_invalid_arguments)
     call[c].dst_step = 2;
   }
   BoxAlgorithm out[3];
-  for (int r = 13; r <= 18; r++) {
-    for (BoxPlane &c : call)
-      c.rx = c.ry = r;
-    const BoxAlgorithm alone = cip::boxfilter_pick (call[0]);
-    fail_unless (alone == (r <= 14 ? BoxAlgorithm::direct : BoxAlgorithm::fused),
-        "r %d", r);
-    cip::detail::box_resolve_call (call, 1, BoxAlgorithm::automatic, out);
-    fail_unless (out[0] == alone, "r %d", r);
-    cip::detail::box_resolve_call (call, 3, BoxAlgorithm::automatic, out);
-    fail_unless (out[0] == (r <= cip::boxfilter_direct_max_radius ?
-            BoxAlgorithm::direct : BoxAlgorithm::fused), "r %d", r);
-    for (int c = 1; c < 3; c++)
-      fail_unless (out[c] == cip::boxfilter_pick (call[c]), "r %d", r);
-    /* an algorithm asked for is kept */
-    cip::detail::box_resolve_call (call, 3, BoxAlgorithm::fused, out);
-    fail_unless (out[0] == BoxAlgorithm::fused && out[1] == BoxAlgorithm::sat);
-  }
+  for (BoxBorder b : borders)
+    for (int r = 9; r <= 18; r++) {
+      for (BoxPlane &c : call)
+        c.rx = c.ry = r;
+      const BoxAlgorithm alone = cip::boxfilter_pick (call[0], b);
+      fail_unless (alone == (r <= (b == BoxBorder::clip ? 10 : 13) ?
+              BoxAlgorithm::direct : BoxAlgorithm::fused), "r %d", r);
+      cip::detail::box_resolve_call (call, 1, BoxAlgorithm::automatic, out, b);
+      fail_unless (out[0] == alone, "r %d", r);
+      cip::detail::box_resolve_call (call, 3, BoxAlgorithm::automatic, out, b);
+      fail_unless (out[0] == (r <= cip::boxfilter_direct_max_radius ?
+              BoxAlgorithm::direct : BoxAlgorithm::fused), "r %d", r);
+      for (int c = 1; c < 3; c++)
+        fail_unless (out[c] == cip::boxfilter_pick (call[c], b), "r %d", r);
+      /* an algorithm asked for is kept */
+      cip::detail::box_resolve_call (call, 3, BoxAlgorithm::fused, out, b);
+      fail_unless (out[0] == BoxAlgorithm::fused && out[1] == BoxAlgorithm::sat);
+    }
 }
 GST_END_TEST;
 
@@ -1350,13 +1352,16 @@ GST_START_TEST (test_gpu_seams)
      * not fit in shared memory: more bands); then 32-row tiles (the tables'
      * other height), 8 warps a block (two tiles a warp from 9 tiles on),
      * and 16-row tiles in three launches where they would come grouped
-     * (700x600: three groups of tile rows) */
-    for (int rows : { 1, 2, 5, 8, 2000, 0, -1, -2, -3 }) {
+     * (700x600: three groups of tile rows); with one tile a warp, the
+     * outputs' tiles not rotated (-4) and rotated by one tile (-5) instead
+     * of half the plane */
+    for (int rows : { 1, 2, 5, 8, 2000, 0, -1, -2, -3, -4, -5 }) {
       if (sm && rows != 2 && rows != 0 && rows != -1 && rows != -3)
         continue;
       cip::detail::BoxTuning t = saved;
       t.fused_rows = rows > 0 ? rows : 0;
       t.fused_warps = rows == -2 ? 8 : 0;
+      t.fused_rotate = rows == -4 ? 0 : rows == -5 ? 1 : -1;
       cip::detail::box_set_tuning (t);
       cip::detail::SatTuning st = saved_sat;
       st.th_tiled = rows == -1 ? 32 : 0;

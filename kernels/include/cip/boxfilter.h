@@ -47,8 +47,8 @@
  *   8192 and height up to 16384, without a precomputed SAT; other planes
  *   asked for fused run sat. Three launches per plane, one plane at a time.
  * - automatic: boxfilter_pick() per plane (8-bit: direct up to
- *   boxfilter_direct_max_radius, up to 14 on planes of 4 million samples or
- *   more that fused serves; above, fused on planes it serves of 2 million
+ *   boxfilter_direct_max_radius, up to 13 (replicate) or 10 (clip) on planes
+ *   of 4 million samples or more that fused serves; above, fused on planes it serves of 2 million
  *   samples and 1920 columns or more, sat on others; direct up to 4 when
  *   the plane brings a SAT; 16-bit: sat; constants in
  *   host/boxfilter_host.cpp, from bench/boxfilter). In one call, a plane at
@@ -122,8 +122,10 @@ size_t boxfilter_workspace_bytes (const BoxPlane *planes, int n_planes);
  * (cudaMalloc's are). */
 Status boxfilter_workspace_init (void *d_ws, size_t ws_bytes, Stream stream);
 
-/* The algorithm BoxAlgorithm::automatic runs for this plane. */
-BoxAlgorithm boxfilter_pick (const BoxPlane &plane);
+/* The algorithm BoxAlgorithm::automatic runs for this plane with this
+ * border. */
+BoxAlgorithm boxfilter_pick (const BoxPlane &plane,
+    BoxBorder border = BoxBorder::replicate);
 
 /* Filters n_planes (0 .. boxfilter_max_planes) planes on the GPU, asynchronous
  * on stream. Device pointers; d_ws / ws_bytes >= boxfilter_workspace_bytes()
