@@ -1002,12 +1002,19 @@ struct FusedParams {
 };
 
 /* Division by d >= 1 as q = umulhi (2n, m) >> l, exact for n < 2^31:
- * l = ceil (log2 d), m = ceil (2^(31 + l) / d) (below 2^32; d = 1: 2^31). */
+ * l = ceil (log2 d), m = ceil (2^(31 + l) / d) (below 2^32; d = 1: 2^31).
+ * m from a double quotient (a few instructions where a 64-bit integer
+ * division is a long subroutine), raised by one where rounding took it
+ * below the exact ceiling. */
 __device__ __forceinline__ uint2
 fused_divisor (uint32_t d)
 {
   const uint32_t l = d <= 1 ? 0u : 32u - (uint32_t) __clz (d - 1);
-  return make_uint2 ((uint32_t) ((((uint64_t) 1 << (31 + l)) + d - 1) / d), l);
+  const uint64_t num = (uint64_t) 1 << (31 + l);
+  uint32_t m = (uint32_t) ceil ((double) num / (double) d);
+  if ((uint64_t) m * d < num)
+    m++;
+  return make_uint2 (m, l);
 }
 
 /* Byte k of w, zero-extended (one PRMT). */
@@ -1245,7 +1252,9 @@ box_fused (const __grid_constant__ FusedParams P)
     const uint32_t cw = (uint32_t) (P.cwlo + i);
     ctab[i] = (0x80000000u + cw - 1) / cw;
   }
-  for (int k = threadIdx.x; k < y1 - y0; k += blockDim.x) {
+  /* (replicate divides by the full area in registers, except by 1) */
+  const int ndiv = !rep || P.div_full.m == 0 ? y1 - y0 : 0;
+  for (int k = threadIdx.x; k < ndiv; k += blockDim.x) {
     const BoxSpan sy = box_span (y0 + k, ry, H);
     const uint32_t ah = rep ? (uint32_t) (2 * ry + 1) :
         (uint32_t) (sy.hi - sy.lo);
