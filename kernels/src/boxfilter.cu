@@ -972,7 +972,16 @@ div_up (int a, int b)
  * groups above to the in-group prefix, and the row sums come unscanned, so
  * the block first scans, across the tiles (one warp a row, a lane a tile),
  * the rows its slides read and keeps them in shared memory (2 x its band's
- * rows x ntx words). */
+ * rows x ntx words).
+ * Outputs: with one tile a warp, a set's second row gives each warp the
+ * tile half the plane away (FusedParams::rot), so the edge tiles' extra
+ * work falls to four warps, not two: the barrier waits for the slowest
+ * warp. A warp whose taps on one side all lie outside the plane takes
+ * them without selects (taps4_out). Division: magic numbers throughout;
+ * clip's windows cut by the top or bottom by one divisor a row, those cut
+ * by the left or right edge by the row's height and then by their width
+ * (floors nest; a table of ceil(2^31 / width) for the widths the plane
+ * has), both computed before the wait. */
 constexpr int kFusedTW = 128;
 constexpr int kFusedMaxWarps = 32;
 /* rows a block computes between two barriers (4 measured no faster on the

@@ -55,7 +55,8 @@
  *   radius 15-16 runs direct with the others when they do (one launch).
  * Rounding: all use (sum + area/2) / area exactly; a constant area divides
  * by multiply-high with a precomputed magic number, a varying one (clip, at
- * the edges) by a float reciprocal with an integer correction step.
+ * the edges) by a float reciprocal with an integer correction step (fused:
+ * by magic numbers for each row's height and each window width).
  * A plane may bring a precomputed u32 SAT of its source (e.g. from an upstream
  * element); the sat algorithm then uses it instead of computing one.
  *
