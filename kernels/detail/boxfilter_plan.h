@@ -51,8 +51,10 @@ constexpr int kBoxFusedMaxWidth = 8192;
  * than 2^32 bytes after the first (32-bit row offsets), no precomputed SAT
  * (the workspace then has no scratch for the tile tables; sat reads the
  * table). On a device whose blocks cannot hold the kernel's four shared
- * rows (sm_75 above 3968 columns, sm_86/89 above 6272) boxfilter() runs sat
- * too, or direct where automatic chose fused at radius 15-16. */
+ * rows (sm_75 above 3968 columns, sm_86/89 above 6272; fewer with clip at
+ * large radii, whose table of window widths takes up to 8 KiB more)
+ * boxfilter() runs sat too, or direct where automatic chose fused at radius
+ * 11-16 (clip) or 14-16 (replicate). */
 bool box_fused_serves (const BoxPlane &p);
 
 /* Direct's registers kernel serves every rx, ry up to kBoxRegMaxRadius and
@@ -89,8 +91,8 @@ void box_resolve_call (const BoxPlane *planes, int n, BoxAlgorithm algo,
  * row reads up to th source rows per tile more than the others). */
 constexpr int kBoxFusedMinRows = 8;
 
-/* Tuning knobs for benchmarks (0 = built-in). Process-wide, not
- * thread-safe: set before launching. */
+/* Tuning knobs for benchmarks (0 = built-in, except fused_rotate: -1).
+ * Process-wide, not thread-safe: set before launching. */
 struct BoxTuning {
   int fused_rows = 0;           /* output rows per block of the fused kernel */
   int fused_warps = 0;          /* its warps per block (1 .. 32, raised to
@@ -99,7 +101,8 @@ struct BoxTuning {
                                    kernel where the registers one serves */
   int fused_rotate = -1;        /* fused, one tile a warp: the tile offset
                                    of a set's second output row (-1: half
-                                   the tiles, 0: none) */
+                                   the tiles, 0: none; taken modulo the
+                                   tiles, so a multiple of them is none) */
 };
 void box_set_tuning (const BoxTuning &t);
 BoxTuning box_get_tuning ();

@@ -1960,9 +1960,11 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
     if (p.src.bytes == 2 && a == BoxAlgorithm::direct)
       return Status::unsupported;       /* 16-bit planes: sat or sliding */
     sliding[i] = a == BoxAlgorithm::sliding;
-    /* fused on a device whose blocks cannot hold its shared rows (sm_75
-     * opts in to 64 KiB: widths above 3968) runs sat, or direct where
-     * automatic chose fused over it (radius 15-16) */
+    /* fused on a device whose blocks cannot hold its shared rows and, for
+     * clip, its table of window widths (sm_75 opts in to 64 KiB: widths
+     * above 3968, or fewer with clip at large radii) runs sat, or direct
+     * where automatic chose fused over it (radius 11-16 with clip, 14-16
+     * with replicate) */
     fused[i] = a == BoxAlgorithm::fused && fused_smem ((p.src.width +
             kFusedTW - 1) / kFusedTW, fused_ncw (p.src.width, p.rx,
             border == BoxBorder::replicate)) + fused_row_smem (0, false) <=

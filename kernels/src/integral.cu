@@ -1907,9 +1907,9 @@ run_type (const SatParams &p, SatType type, bool sq, const detail::SatConfig &cf
       : run_threads<B, u64, false> (p, cfg.threads, cfg.algo, cs);
 }
 
-/* The tables ahead of the output pass: grouped (t.gcol set; 16-row tiles),
- * the grouped first pass alone, else tile sums, then their scans (PDL after
- * the first). */
+/* The tables ahead of the output pass. Grouped tables (t.gcol set, 16-row
+ * tiles) take one launch, the grouped first pass; the others two, the tile
+ * sums and then their scans (PDL after the first). */
 template <int TH>
 Status
 run_tiled_tables (const detail::SatTiles &t, cudaStream_t stream)

@@ -1304,9 +1304,10 @@ GST_END_TEST;
  * condition and past the frame, and for fused bands of 1, 2, 5 and 8 rows a
  * block as well as the automatic height (every block's first row computes
  * its column sums from the tables), tables of 32-row tiles, and 8 warps a
- * block (two tiles a warp). Poisoned, padded destinations; the
- * device source ends at the last row's last sample, so a read past it
- * leaves the allocation (memcheck). */
+ * block (two tiles a warp); 601 columns: an odd number of tiles (five,
+ * outputs rotated by two) and a last word straddling the width. Poisoned,
+ * padded destinations; the device source ends at the last row's last
+ * sample, so a read past it leaves the allocation (memcheck). */
 GST_START_TEST (test_gpu_seams)
 {
   cudaStream_t stream;
@@ -1314,7 +1315,8 @@ GST_START_TEST (test_gpu_seams)
   Workspace ws;
   const bool sm = cip_test_small ();
   std::vector<testutil::Size> sizes = { {1, 1}, {127, 33}, {128, 16},
-    {129, 47}, {259, 31}, {260, 64}, {300, 200}, {1000, 77}, {700, 600} };
+    {129, 47}, {259, 31}, {260, 64}, {300, 200}, {1000, 77}, {700, 600},
+    {601, 45} };
   if (!sm)
     sizes.insert (sizes.end (), { {132, 9}, {4096, 70}, {4096, 1000}, {4100, 35},
         {cip::detail::kBoxFusedMaxWidth, 40},

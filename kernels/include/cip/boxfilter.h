@@ -46,13 +46,14 @@
  *   with step 1 and 4-byte aligned rows (address and pitch), width up to
  *   8192 and height up to 16384, without a precomputed SAT; other planes
  *   asked for fused run sat. Three launches per plane, one plane at a time.
- * - automatic: boxfilter_pick() per plane (8-bit: direct up to
- *   boxfilter_direct_max_radius, up to 13 (replicate) or 10 (clip) on planes
- *   of 4 million samples or more that fused serves; above, fused on planes it serves of 2 million
- *   samples and 1920 columns or more, sat on others; direct up to 4 when
- *   the plane brings a SAT; 16-bit: sat; constants in
- *   host/boxfilter_host.cpp, from bench/boxfilter). In one call, a plane at
- *   radius 15-16 runs direct with the others when they do (one launch).
+ * - automatic: boxfilter_pick() per plane and border (8-bit: direct up to
+ *   boxfilter_direct_max_radius, up to 13 (replicate) or 10 (clip) on
+ *   planes of 4 million samples or more that fused serves; above, fused on
+ *   planes it serves of 2 million samples and 1920 columns or more, sat on
+ *   others; direct up to 4 when the plane brings a SAT; 16-bit: sat;
+ *   constants in host/boxfilter_host.cpp, from bench/boxfilter). In one
+ *   call, a plane at radius 11-16 (clip) or 14-16 (replicate) runs direct
+ *   with the others when they do (one launch).
  * Rounding: all use (sum + area/2) / area exactly; a constant area divides
  * by multiply-high with a precomputed magic number, a varying one (clip, at
  * the edges) by a float reciprocal with an integer correction step (fused:
