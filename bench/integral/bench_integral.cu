@@ -418,8 +418,8 @@ config_string (const Size &s, cip::SatType type, bool squared,
       squared, r);
   char buf[160];
   snprintf (buf, sizeof (buf), "%s%s TH=%d threads=%d strips=%d seg=%d K=%d",
-      cip::sat_algorithm_name (r), c.walk ? " (walk)" : c.grouped ?
-      " (grouped)" : "", c.th, c.threads, c.strips, c.segments, c.lookback);
+      cip::sat_algorithm_name (r), c.grouped ? " (grouped)" : "", c.th,
+      c.threads, c.strips, c.segments, c.lookback);
   return buf;
 }
 
@@ -519,35 +519,6 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
     emit (cx, r, input, floor32, bench::kv ("config", config_string (s,
                 cip::SatType::u32, false, cip::SatAlgorithm::tiled) +
             " three launches") + ", " + bench::kv ("min_ms", t.min_ms));
-    cip::detail::sat_set_tuning (before);
-  }
-
-  {
-    /* tiled walking (one launch), each band height and step width, against
-     * whatever tiled runs by default (rows above) */
-    const cip::detail::SatTuning before = cip::detail::sat_get_tuning ();
-    const double b = bytes_moved (s, cip::SatType::u32, false);
-    for (int th : { 16, 32 })
-      for (int wc : { 4, 8 })
-      for (int win : { 8, 16 }) {
-        cip::detail::SatTuning tu = before;
-        tu.tiled_walk = 1;
-        tu.th_tiled = th;
-        tu.walk_warps = wc;
-        tu.walk_window = win;
-        cip::detail::sat_set_tuning (tu);
-        const std::string name = "tiled u32, walk TH=" + std::to_string (th) +
-            " WC=" + std::to_string (wc) + " W=" + std::to_string (win);
-        double b2b = 0;
-        bench::Timing t = time_ours (cx, im, cip::SatType::u32, false,
-            cip::SatAlgorithm::tiled, ref32, sz + " " + name, &b2b);
-        Row r { sz, name, t.median_ms, b / (t.median_ms * 1e6),
-          100.0 * floor32 / t.median_ms, npp_ms > 0 ? npp_ms / t.median_ms : 0,
-          b2b, npp_b2b };
-        emit (cx, r, input, floor32, bench::kv ("config", config_string (s,
-                    cip::SatType::u32, false, cip::SatAlgorithm::tiled)) +
-            ", " + bench::kv ("min_ms", t.min_ms));
-      }
     cip::detail::sat_set_tuning (before);
   }
 

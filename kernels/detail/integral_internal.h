@@ -42,11 +42,6 @@ struct SatTuning {
                             of streaming ones (st.global.cs) */
   int tiled_ungrouped = 0;  /* tiled: 1 keeps three launches where the grouped
                                two serve (16-row tiles, <= 4096 columns) */
-  int tiled_walk = 0;    /* tiled, u32 tables: 1 walks (one launch) wherever
-                            tiled serves, 2 never, 0 where it is picked */
-  int walk_warps = 0;    /* tiles (warps) a step of the walk: 4 or 8 */
-  int walk_window = 0;   /* flags a look-back of the walk reads at once: 8
-                            or 16 */
 };
 void sat_set_tuning (const SatTuning &t);
 SatTuning sat_get_tuning ();
@@ -61,8 +56,6 @@ struct SatConfig {
                             (tiled: tile columns) */
   int lookback = 0;
   bool grouped = false;  /* tiled: two launches (the grouped first pass) */
-  bool walk = false;     /* tiled: one launch, a block walking a band of th
-                            rows (threads / 32 tiles a step) */
 };
 SatConfig sat_config (int width, int height, SatType type, bool squared,
     SatAlgorithm algo);

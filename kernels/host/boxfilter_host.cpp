@@ -41,6 +41,12 @@ static constexpr int direct_auto_max_radius_before_fused = 13;
  * columns one by one) r = 10 0.0341-0.0345 against 0.0342-0.0345, r = 12
  * 0.0357 against 0.0337-0.0339. */
 static constexpr int direct_auto_max_radius_before_fused_clip = 10;
+/* On larger planes direct's clip columns weigh less: 7680x4320 (round 19,
+ * b2b) clip r = 11 direct 0.1004 against fused 0.1072 ms, r = 12 0.1045
+ * against 0.1083, r = 13 0.1076 against 0.1090, r = 14 0.1143 against
+ * 0.1092, so clip keeps direct as long as replicate does there. Only 4K and
+ * 8K were measured: the limit lies between them. */
+static constexpr long long clip_direct_as_replicate_min_pixels = 16000000;
 static constexpr long long fused_over_direct_min_pixels = 4000000;
 static constexpr long long fused_auto_min_pixels = 2000000;
 static constexpr int fused_auto_min_width = 1920;
@@ -79,11 +85,12 @@ boxfilter_pick (const BoxPlane &plane, BoxBorder border)
   const bool fused = detail::box_fused_serves (plane) &&
       plane.src.width >= fused_auto_min_width &&
       (long long) plane.src.width * plane.src.height >= fused_auto_min_pixels;
-  const bool fused_first = fused &&
-      (long long) plane.src.width * plane.src.height >=
-      fused_over_direct_min_pixels;
+  const long long px = (long long) plane.src.width * plane.src.height;
+  const bool fused_first = fused && px >= fused_over_direct_min_pixels;
+  const bool clip_first = border == BoxBorder::clip &&
+      px < clip_direct_as_replicate_min_pixels;
   if (r <= (plane.sat ? direct_auto_max_radius_with_sat : !fused_first ?
-          direct_auto_max_radius : border == BoxBorder::clip ?
+          direct_auto_max_radius : clip_first ?
           direct_auto_max_radius_before_fused_clip :
           direct_auto_max_radius_before_fused))
     return BoxAlgorithm::direct;

@@ -1963,8 +1963,8 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
     /* fused on a device whose blocks cannot hold its shared rows and, for
      * clip, its table of window widths (sm_75 opts in to 64 KiB: widths
      * above 3968, or fewer with clip at large radii) runs sat, or direct
-     * where automatic chose fused over it (radius 11-16 with clip, 14-16
-     * with replicate) */
+     * where automatic chose fused over it (radius 11-16 with clip below
+     * 16 million samples, 14-16 otherwise) */
     fused[i] = a == BoxAlgorithm::fused && fused_smem ((p.src.width +
             kFusedTW - 1) / kFusedTW, fused_ncw (p.src.width, p.rx,
             border == BoxBorder::replicate)) + fused_row_smem (0, false) <=

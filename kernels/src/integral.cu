@@ -123,13 +123,7 @@ constexpr int kThMin = 4, kThMax = 128;   /* strip heights allowed */
 constexpr int kMaxStrips = (detail::kSatMaxSide + kThMin - 1) / kThMin;
 constexpr size_t kCtlBytes = 256;
 constexpr size_t kFlagsOffset = kCtlBytes;
-/* the walk's flags (tiled_walk below): a region of their own, zeroed by
- * integral_workspace_init, never reset (they carry an epoch); one per tile
- * of 16 rows or more */
-constexpr size_t kWalkFlagsOffset = kFlagsOffset + sizeof (uint32_t) * kMaxStrips;
-constexpr size_t kWalkFlagBytes = sizeof (uint32_t) *
-    (size_t) (detail::kSatTiledMaxSide / 16) * (detail::kSatTiledMaxSide / 128);
-constexpr size_t kDataOffset = kWalkFlagsOffset + kWalkFlagBytes;
+constexpr size_t kDataOffset = kFlagsOffset + sizeof (uint32_t) * kMaxStrips;
 constexpr uint32_t kFlagAgg = 1, kFlagPrefix = 2;
 constexpr int kBatchA = CIP_SAT_BATCH_A;        /* with squares: half */
 constexpr int kBatchC = CIP_SAT_BATCH_C;
@@ -1663,230 +1657,6 @@ sat_tiled_output_grouped (const TiledParams p)
   tiled_output<16, T, CS, true> (p);
 }
 
-/* --------------------------------------------------------------- walk */
-
-/* tiled, walking (SatConfig::walk): one launch that reads the input once
- * and writes the table once. A block owns a band of TH rows and walks it
- * from left to right, WC tiles (warps side by side) a step. For the band's
- * tile j:
- *   c(x)   its column sums (tile_col_sums)
- *   V(x)   sum of c over the bands above: a decoupled look-back up the tile
- *          column
- *   A      sum of V left of the tile: the sum above and left of it, carried
- *          along the band
- * A pixel's entry is then A + (V scanned over the tile's columns) + the
- * band's own sums, as tiled_emit writes them (rl: the rows' sums left of
- * the tile, also carried along the band, a register a row).
- *
- * Per (band, tile) the workspace holds c (the aggregate) and V + c (the
- * inclusive prefix), then a flag: epoch << 2 | state. A tile's aggregate is
- * published a step ahead, as soon as its input has arrived, so that the
- * band below never waits for this band's previous step. A look-back reads
- * W flags up the tile column at once and sums the aggregates back to the
- * nearest inclusive prefix (band 0 publishes its sums as one). Bands are
- * claimed through a ticket in order, so a block waits only on blocks
- * already running. One barrier a step exchanges the row sums and the totals
- * of V between the step's warps.
- *
- * Flags are never reset: a stale one has an older epoch (region of their
- * own, zeroed by integral_workspace_init; epoch 0 is never used). The last
- * block to finish resets the ticket and advances the epoch; when it wraps
- * (after 2^30 calls) it zeroes the flags. */
-constexpr uint32_t kWalkAgg = 1, kWalkInc = 2;
-constexpr uint32_t kWalkEpochLimit = 1u << 30;
-
-#ifdef CIP_WALK_TRACE
-__device__ unsigned long long g_walk_trace[1024 * 64 * 6];
-#define WALK_TRACE(s, k) \
-  do { if (lane == 0 && (s) < 64) { unsigned long long t_; \
-    asm volatile ("mov.u64 %0, %%globaltimer;" : "=l" (t_)); \
-    atomicMax (&g_walk_trace[((size_t) band * 64 + (s)) * 6 + (k)], t_); } } while (0)
-#else
-#define WALK_TRACE(s, k) do { } while (0)
-#endif
-
-struct WalkParams : TiledParams {
-  int nb;                     /* bands (th rows each) */
-  uint32_t *ctl;              /* [0] ticket, [1] done, [2] epoch - 1 */
-  uint32_t *flags;            /* [nb][ntx] */
-  uint32_t *vec;              /* [nb][ntx][2 kTW]: c, then V + c */
-};
-
-__device__ __forceinline__ uint32_t
-ld_relaxed_gpu (const uint32_t *p)
-{
-  uint32_t v;
-  asm volatile ("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r" (v) : "l" (p)
-      : "memory");
-  return v;
-}
-
-/* Publishes tile j's vector (the lane's 4 elements) as `state`. */
-__device__ __forceinline__ void
-walk_publish (const WalkParams &p, int band, int j, uint32_t state,
-    const uint4 &v, uint32_t ep, int lane)
-{
-  const size_t slot = (size_t) band * p.ntx + j;
-  const int h = state == kWalkInc ? 1 : 0;
-  __stcg (reinterpret_cast<uint4 *> (p.vec + (slot * 2 + h) * kTW) + lane, v);
-  __syncwarp ();
-  if (lane == 0)
-    detail::st_release_gpu (p.flags + slot, (ep << 2) | state);
-}
-
-/* V (the lane's 4 elements) of tile column j for `band` > 0. Each lane reads
- * the flags it relies on (relaxed, then one fence a round: the acquire). */
-template <int W>
-__device__ __forceinline__ uint4
-walk_lookback (const WalkParams &p, int band, int j, uint32_t ep, int lane)
-{
-  uint4 v = make_uint4 (0, 0, 0, 0);
-  int b = band;                 /* bands b - 1, b - 2, ... are left */
-  unsigned ns = 32;
-  for (;;) {
-    uint32_t f[W];
-#pragma unroll
-    for (int i = 0; i < W; i++)
-      f[i] = b - 1 - i >= 0 ? ld_relaxed_gpu (p.flags +
-          (size_t) (b - 1 - i) * p.ntx + j) : 0u;
-    /* the ready ones from the nearest, up to an inclusive one */
-    int cnt = 0;
-    bool incl = false;
-#pragma unroll
-    for (int i = 0; i < W; i++) {
-      if (cnt < i || (f[i] >> 2) != ep)
-        continue;
-      cnt = i + 1;
-      if ((f[i] & 3u) == kWalkInc) {
-        incl = true;
-        break;
-      }
-    }
-    if (cnt > 0)
-      asm volatile ("fence.acq_rel.gpu;" ::: "memory");
-#pragma unroll
-    for (int i = 0; i < W; i++)
-      if (i < cnt) {
-        const size_t slot = (size_t) (b - 1 - i) * p.ntx + j;
-        const int h = incl && i == cnt - 1 ? 1 : 0;
-        add4 (v, __ldcg (reinterpret_cast<const uint4 *> (p.vec +
-                    (slot * 2 + h) * kTW) + lane));
-      }
-    if (incl)
-      return v;
-    b -= cnt;
-    if (cnt == 0) {
-      __nanosleep (ns);
-      if (ns < 256)
-        ns *= 2;
-    }
-  }
-}
-
-template <int TH, int WC, int W>
-__global__ void __launch_bounds__ (32 * WC)
-sat_tiled_walk (const WalkParams p)
-{
-  __shared__ uint32_t s_rs[2][WC][32];  /* the step's tile row sums */
-  __shared__ uint32_t s_tv[2][WC];      /* the step's totals of V */
-  __shared__ uint32_t s_band, s_ep;
-  __shared__ int s_last;
-  const int tid = threadIdx.x, lane = tid & 31, wc = tid >> 5;
-  if (tid == 0) {
-    s_band = atomicAdd (p.ctl, 1u);
-    s_ep = __ldcg (p.ctl + 2) + 1;
-  }
-  __syncthreads ();
-  const int band = (int) s_band, top = band * TH;
-  const uint32_t ep = s_ep;
-  const bool first = band == 0, last = band == p.nb - 1;
-  const int steps = (p.ntx + WC - 1) / WC;
-  uint32_t w[TH];
-  tile_load<TH> (p, top, wc * kTW + 4 * lane, w);
-  uint4 c = tile_col_sums<TH> (w);
-  if (wc < p.ntx && !last)
-    walk_publish (p, band, wc, first ? kWalkInc : kWalkAgg, c, ep, lane);
-  uint32_t carry = 0;           /* lane r: row r & (TH - 1) left of the step */
-  uint32_t acarry = 0;          /* A of the step's first tile */
-  for (int s = 0; s < steps; s++) {
-    const int j = s * WC + wc, x = j * kTW + 4 * lane;
-    const bool live = j < p.ntx, more = j + WC < p.ntx;
-    WALK_TRACE (s, 0);
-    uint32_t wn[TH];
-    if (s + 1 < steps)
-      tile_load<TH> (p, top, x + WC * kTW, wn);
-    s_rs[s & 1][wc][lane] = tile_row_sums<TH> (w, lane);
-    uint4 v = make_uint4 (0, 0, 0, 0);
-    if (live && !first) {
-      v = walk_lookback<W> (p, band, j, ep, lane);
-      __syncwarp ();
-      if (!last) {
-        uint4 vi = v;
-        add4 (vi, c);
-        walk_publish (p, band, j, kWalkInc, vi, ep, lane);
-      }
-    }
-    WALK_TRACE (s, 1);
-    const uint32_t tv = detail::warp_sum (v.x + v.y + v.z + v.w);
-    if (lane == 0)
-      s_tv[s & 1][wc] = tv;
-    /* one barrier a step: a step's buffers are rewritten two steps on,
-     * after the next barrier, which every warp passes after reading them */
-    __syncthreads ();
-    uint32_t rl = carry, a = acarry;
-#pragma unroll
-    for (int k = 0; k < WC; k++) {
-      const uint32_t r = s_rs[s & 1][k][lane], t = s_tv[s & 1][k];
-      rl += k < wc ? r : 0u;
-      a += k < wc ? t : 0u;
-      carry += r;
-      acarry += t;
-    }
-    if (lane >= TH)
-      rl = 0;
-    WALK_TRACE (s, 2);
-    /* the next tile's aggregate (its input has had the look-back to
-     * arrive) before this tile's stores */
-    uint4 cn = make_uint4 (0, 0, 0, 0);
-    if (s + 1 < steps) {
-      cn = tile_col_sums<TH> (wn);
-      if (more && !last)
-        walk_publish (p, band, j + WC, first ? kWalkInc : kWalkAgg, cn, ep,
-            lane);
-    }
-    WALK_TRACE (s, 3);
-    if (live)
-      tiled_emit<TH, uint32_t, true> (p, w, v, a, rl, x, top, lane);
-    WALK_TRACE (s, 4);
-    if (s + 1 < steps) {
-#pragma unroll
-      for (int r = 0; r < TH; r++)
-        w[r] = wn[r];
-    }
-    c = cn;
-  }
-
-  /* the last block to finish resets the ticket and advances the epoch for
-   * the next call (every block is done reading flags by then) */
-  __syncthreads ();
-  if (tid == 0) {
-    __threadfence ();
-    s_last = atomicAdd (p.ctl + 1, 1u) == gridDim.x - 1;
-  }
-  __syncthreads ();
-  if (s_last) {
-    const bool wrap = ep + 1 == kWalkEpochLimit;
-    if (wrap)
-      for (size_t i = tid; i < kWalkFlagBytes / 4; i += blockDim.x)
-        p.flags[i] = 0;
-    if (tid == 0) {
-      p.ctl[0] = 0;
-      p.ctl[1] = 0;
-      p.ctl[2] = wrap ? 0u : ep;    /* the next call's epoch - 1 */
-    }
-  }
-}
-
 /* ------------------------------------------------------------ host side */
 
 detail::SatTuning g_tuning;
@@ -1954,44 +1724,12 @@ tiled_grouped (int width, int th)
   return tiled_groups_fit (width, th) && g_tuning.tiled_ungrouped == 0;
 }
 
-/* Whether tiled walks (one launch) for this request. */
-bool
-tiled_walks (int width, int height, SatType type)
-{
-  if (type != SatType::u32 || g_tuning.tiled_walk == 2)
-    return false;
-  if (g_tuning.tiled_walk == 1)
-    return true;
-  (void) width;
-  (void) height;
-  return false;
-}
-
-int
-walk_warps ()
-{
-  return g_tuning.walk_warps == 4 ? 4 : 8;
-}
-
-int
-walk_window ()
-{
-  return g_tuning.walk_window == 16 ? 16 : 8;
-}
-
 /* Workspace of tiled, after the control words: col[nty][colp], row[ntx][rowp],
  * tot[nty][ntx]; grouped also gcol[ngroups][colp], gtot[ngroups][ntx]. */
 struct TiledLayout {
   int ntx = 0, nty = 0, ngroups = 0;  /* ngroups 0: no group tables */
   size_t colp = 0, rowp = 0;
   size_t col = 0, row = 0, tot = 0, gcol = 0, gtot = 0, total = 0;
-};
-
-/* Workspace of the walk, after the control words (its flags are in their
- * own region before them): vec[nb][ntx][2 kTW]. */
-struct WalkLayout {
-  int ntx = 0, nb = 0;
-  size_t vec = 0, total = 0;
 };
 
 struct Layout {
@@ -2055,18 +1793,6 @@ make_tiled_layout (int width, int height, int th)
   return l;
 }
 
-WalkLayout
-make_walk_layout (int width, int height, int th)
-{
-  WalkLayout l;
-  l.ntx = (width + kTW - 1) / kTW;
-  l.nb = (height + th - 1) / th;
-  const size_t slots = (size_t) l.ntx * l.nb;
-  l.vec = kDataOffset;
-  l.total = align256 (l.vec + slots * 2 * kTW * 4);
-  return l;
-}
-
 }  // namespace
 
 namespace detail {
@@ -2105,11 +1831,6 @@ sat_config (int width, int height, SatType type, bool squared,
     c.strips = height > 0 ? (height + c.th - 1) / c.th : 0;
     c.segments = width > 0 ? (width + kTW - 1) / kTW : 0;
     c.grouped = tiled_grouped (width, c.th);
-    if (tiled_walks (width, height, type)) {
-      c.walk = true;
-      c.grouped = false;
-      c.threads = 32 * walk_warps ();
-    }
     return c;
   }
   if (algo == SatAlgorithm::single_pass) {
@@ -2173,11 +1894,9 @@ integral_workspace_bytes (int width, int height, SatType type, bool squared)
       squared, 2).total;
   if (width > detail::kSatTiledMaxSide || height > detail::kSatTiledMaxSide)
     return strip_bytes;
-  /* tiled, either tile height, in passes or walking */
+  /* tiled, either tile height */
   return std::max ({ strip_bytes, make_tiled_layout (width, height, 16).total,
-        make_tiled_layout (width, height, 32).total,
-        make_walk_layout (width, height, 16).total,
-        make_walk_layout (width, height, 32).total });
+        make_tiled_layout (width, height, 32).total });
 }
 
 Status
@@ -2187,7 +1906,7 @@ integral_workspace_init (void *d_ws, size_t ws_bytes, Stream stream)
     return Status::ok;
   if (!d_ws)
     return Status::invalid_argument;
-  /* only the control words and the flags need zeros */
+  /* only the control words and flags need zeros */
   CIP_CUDA_TRY (cudaMemsetAsync (d_ws, 0, std::min (ws_bytes, kDataOffset),
           (cudaStream_t) stream));
   return Status::ok;
@@ -2303,25 +2022,6 @@ run_tiled_th (const TiledParams &p, SatType type, cudaStream_t stream)
       : run_tiled_kernels<TH, u64, false> (p, stream);
 }
 
-template <int TH, int W>
-Status
-run_walk_w (const WalkParams &p, int wc, cudaStream_t stream)
-{
-  if (wc == 8)
-    return launch (sat_tiled_walk<TH, 8, W>, p.nb, 256, 0, stream, p,
-        "sat_tiled_walk");
-  return launch (sat_tiled_walk<TH, 4, W>, p.nb, 128, 0, stream, p,
-      "sat_tiled_walk");
-}
-
-template <int TH>
-Status
-run_walk_th (const WalkParams &p, int wc, int window, cudaStream_t stream)
-{
-  return window == 16 ? run_walk_w<TH, 16> (p, wc, stream)
-      : run_walk_w<TH, 8> (p, wc, stream);
-}
-
 /* grouped: with the group tables (tiled_grouped) */
 detail::SatTiles
 tiled_tables_of (const ImageView &src, uint8_t *ws, const TiledLayout &l,
@@ -2359,32 +2059,6 @@ run_tiled (const ImageView &src, SatType type, const SatDest &dst,
   p.sum_pitch = dst.sum_pitch;
   return th == 32 ? run_tiled_th<32> (p, type, stream)
       : run_tiled_th<16> (p, type, stream);
-}
-
-Status
-run_walk (const ImageView &src, const SatDest &dst, uint8_t *ws,
-    const detail::SatConfig &cfg, cudaStream_t stream)
-{
-  const WalkLayout l = make_walk_layout (src.width, src.height, cfg.th);
-  WalkParams p;
-  static_cast<detail::SatTiles &> (p) = detail::SatTiles ();
-  p.src = src.data;
-  p.src_pitch = src.pitch;
-  p.width = src.width;
-  p.height = src.height;
-  p.aligned_in = (uintptr_t) src.data % 4 == 0 && src.pitch % 4 == 0;
-  p.th = cfg.th;
-  p.ntx = l.ntx;
-  p.nty = l.nb;
-  p.sum = dst.sum;
-  p.sum_pitch = dst.sum_pitch;
-  p.nb = l.nb;
-  p.ctl = reinterpret_cast<uint32_t *> (ws);
-  p.flags = reinterpret_cast<uint32_t *> (ws + kWalkFlagsOffset);
-  p.vec = reinterpret_cast<uint32_t *> (ws + l.vec);
-  const int wc = cfg.threads / 32;
-  return cfg.th == 32 ? run_walk_th<32> (p, wc, walk_window (), stream)
-      : run_walk_th<16> (p, wc, walk_window (), stream);
 }
 
 }  // namespace
@@ -2451,8 +2125,6 @@ integral (const ImageView &src, SatType type, const SatDest &dst, void *d_ws,
           integral_workspace_bytes (w, h, type, sq)) ||
       (uintptr_t) d_ws % 16 != 0)
     return Status::invalid_argument;
-  if (tiled && cfg.walk)
-    return run_walk (src, dst, static_cast<uint8_t *> (d_ws), cfg, cs);
   if (tiled)
     return run_tiled (src, type, dst, static_cast<uint8_t *> (d_ws), tl,
         cfg.th, cs);

@@ -724,8 +724,19 @@ GST_START_TEST (test_ref_invalid_arguments)
   g.src.height = 4000;            /* narrow: never measured, sat */
   fail_unless (cip::boxfilter_pick (g) == BoxAlgorithm::sat);
 
-  /* fused takes over from direct above radius 13 (clip: 10) on a plane it
-   * serves; in one call with planes that run direct (NV12's chroma, step-2
+  /* fused takes over from direct above radius 13 on a plane it serves
+   * (clip: 10 below 16 million samples, e.g. 4K, 13 from there on, e.g.
+   * 8K) */
+  g = f;
+  g.src.width = g.src.pitch = 7680;
+  g.src.height = 4320;
+  for (BoxBorder b : borders)
+    for (int r = 9; r <= 18; r++) {
+      g.rx = g.ry = r;
+      fail_unless (cip::boxfilter_pick (g, b) == (r <= 13 ?
+              BoxAlgorithm::direct : BoxAlgorithm::fused), "8K r %d", r);
+    }
+  /* at 4K; in one call with planes that run direct (NV12's chroma, step-2
    * views) such a plane runs direct too (one launch), above radius 16
    * fused */
   g = f;

@@ -1242,96 +1242,6 @@ GST_START_TEST (test_gpu_tiled)
 }
 GST_END_TEST;
 
-/* Sets the walk (tiled in one launch) with th-row bands, wc tiles a step
- * and look-backs of `window` flags, and checks that the launch
- * configuration takes it. */
-static bool
-set_walk (const cip::detail::SatTuning &saved, int th, int wc, int window = 8)
-{
-  cip::detail::SatTuning t = saved;
-  t.tiled_walk = 1;
-  t.th_tiled = th;
-  t.walk_warps = wc;
-  t.walk_window = window;
-  cip::detail::sat_set_tuning (t);
-  const cip::detail::SatConfig cfg = cip::detail::sat_config (1000, 1000,
-      cip::SatType::u32, false, cip::SatAlgorithm::tiled);
-  if (!cfg.walk || cfg.th != th || cfg.threads != 32 * wc || cfg.grouped) {
-    fprintf (stderr, "FAIL walk th=%d wc=%d not applied\n", th, wc);
-    return false;
-  }
-  return true;
-}
-
-/* tiled walking: widths around its 128-column tiles and its steps of 4 and
- * 8 tiles (1100 columns: 9 tiles, a partial last step for each), heights
- * around its 16- and 32-row bands and beyond the look-back's windows of 8
- * and 16 bands (13 and 37 bands), random, all-255 and natural planes, word-aligned and odd
- * pitches, on a workspace of garbage whose flags were initialized once (so
- * every case runs another epoch); full mode also 7680 x 4320 and an all-255
- * 16384 x 4096 frame whose table wraps. u64 tables never walk. */
-GST_START_TEST (test_gpu_tiled_walk)
-{
-  const bool sm = cip_test_small ();
-  const cip::detail::SatTuning saved = cip::detail::sat_get_tuning ();
-  ensure_workspace ();
-  int failures = 0, salt = 0;
-  const Variant v32 = {cip::SatType::u32, false};
-  auto one = [&] (int w, int h, Content c, PitchMode pm) {
-    HostImage img = make_image (w, h, c, 31 + salt++, 1, src_pad (w, 1, pm));
-    RefResult want (w, h, v32, dst_pitch (w, 4, PitchMode::aligned256), 8);
-    const std::string what = "gpu walk " + case_name (w, h, c, all_chans[0],
-        pm, v32);
-    if (run_ref (img.view (), v32, want) != cip::Status::ok ||
-        resolved (cip::SatAlgorithm::tiled, img.view (), v32, want) !=
-        cip::SatAlgorithm::tiled) {
-      fprintf (stderr, "FAIL %s: no reference, or tiled does not serve it\n",
-          what.c_str ());
-      failures++;
-    } else if (!gpu_case (img, 0, v32, cip::SatAlgorithm::tiled, want, what)) {
-      failures++;
-    }
-  };
-  for (int th : { 16, 32 })
-    for (int wc : { 4, 8 })
-    for (int win : { 8, 16 }) {
-      if (!set_walk (saved, th, wc, win)) {
-        failures++;
-        continue;
-      }
-      for (int w : { 1, 5, 127, 128, 129, 300, 641, 1100 })
-        for (int h : { 1, th - 1, th, th + 1, 2 * th + 3, 13 * th - 5,
-                37 * th - 1 }) {
-          if (sm && w * h > 90000)
-            continue;
-          one (w, h, Content::random, PitchMode::aligned256);
-          if (w == 5 || w == 129 || w == 1100)
-            one (w, h, Content::random, PitchMode::odd);
-          if (w == 129 || w == 1100)
-            one (w, h, Content::all255, PitchMode::aligned256);
-        }
-      if (!sm && wc == 8 && win == 8) {
-        one (1920, 1080, Content::natural, PitchMode::aligned256);
-        one (7680, 4320, Content::natural, PitchMode::aligned256);
-        one (7680, 4320, Content::random, PitchMode::odd);
-      }
-    }
-  /* u64 tables take the passes */
-  cip::detail::SatTuning t = saved;
-  t.tiled_walk = 1;
-  cip::detail::sat_set_tuning (t);
-  if (cip::detail::sat_config (1000, 1000, cip::SatType::u64, false,
-          cip::SatAlgorithm::tiled).walk) {
-    fprintf (stderr, "FAIL u64 tables walk\n");
-    failures++;
-  }
-  if (!sm)
-    one (16384, 4096, Content::all255, PitchMode::aligned256);
-  cip::detail::sat_set_tuning (saved);
-  fail_unless (failures == 0, "%d failing walk GPU cases", failures);
-}
-GST_END_TEST;
-
 /* One image and its reference, and device buffers for calls on it. */
 struct RepeatCase {
   HostImage img;
@@ -1347,8 +1257,7 @@ struct RepeatCase {
     src.upload (img.bytes);
   }
   /* One call on `ws`; FALSE (after a message) when the table differs. */
-  bool run (void *ws, size_t ws_bytes, cudaStream_t st, int i,
-      cip::SatAlgorithm algo = cip::SatAlgorithm::single_pass)
+  bool run (void *ws, size_t ws_bytes, cudaStream_t st, int i)
   {
     CUDA_OK (cudaMemsetAsync (sum.p, i & 1 ? 0x5A : 0xA5, sum.n, st));
     cip::ImageView dv = img.view ();
@@ -1357,7 +1266,7 @@ struct RepeatCase {
     d.sum = sum.p;
     d.sum_pitch = want.sum.pitch;
     fail_unless (cip::integral (dv, cip::SatType::u32, d, ws, ws_bytes, st,
-            algo) == cip::Status::ok);
+            cip::SatAlgorithm::single_pass) == cip::Status::ok);
     CUDA_OK (cudaMemcpyAsync (got.bytes.data (), sum.p, sum.n,
             cudaMemcpyDeviceToHost, st));
     CUDA_OK (cudaStreamSynchronize (st));
@@ -1425,34 +1334,6 @@ GST_START_TEST (test_gpu_many_strips)
 }
 GST_END_TEST;
 
-/* The walk with more bands than blocks can be resident at once (16-row
- * bands, 4 warps a block, in full mode; bands claimed in order through the ticket), again
- * and again on one workspace: the same table every time (no race between
- * bands; ticket, counter and epoch advanced by the last block). */
-GST_START_TEST (test_gpu_walk_repeatable)
-{
-  const bool sm = cip_test_small ();
-  const cip::detail::SatTuning saved = cip::detail::sat_get_tuning ();
-  const bool set = set_walk (saved, 16, 4);
-  const int w = sm ? 700 : 2048, h = sm ? 2000 : 16384;
-  const Variant v = { cip::SatType::u32, false };
-  const size_t bytes = cip::integral_workspace_bytes (w, h, v.type, v.sq);
-  DevBuf ws (bytes);
-  cudaStream_t st = nullptr;
-  CUDA_OK (cudaStreamCreateWithFlags (&st, cudaStreamNonBlocking));
-  CUDA_OK (cudaMemsetAsync (ws.p, 0x5C, bytes, st));
-  fail_unless (cip::integral_workspace_init (ws.p, bytes, st) ==
-      cip::Status::ok);
-  RepeatCase c (w, h, v);
-  bool ok = set;
-  for (int i = 0; ok && i < (sm ? 20 : 500); i++)
-    ok = c.run (ws.p, bytes, st, i, cip::SatAlgorithm::tiled);
-  cip::detail::sat_set_tuning (saved);
-  cudaStreamDestroy (st);
-  fail_unless (ok, "a walk run differs from the reference");
-}
-GST_END_TEST;
-
 #endif  /* HAVE_CUDA */
 
 Suite *
@@ -1483,8 +1364,6 @@ integral_suite ()
   tcase_add_test (gpu, test_gpu_16bit_shapes);
   tcase_add_test (gpu, test_gpu_16bit_strips);
   tcase_add_test (gpu, test_gpu_tiled);
-  tcase_add_test (gpu, test_gpu_tiled_walk);
-  tcase_add_test (gpu, test_gpu_walk_repeatable);
   tcase_add_test (gpu, test_gpu_repeatable);
   tcase_add_test (gpu, test_gpu_many_strips);
 #endif

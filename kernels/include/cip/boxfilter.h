@@ -47,13 +47,13 @@
  *   8192 and height up to 16384, without a precomputed SAT; other planes
  *   asked for fused run sat. Three launches per plane, one plane at a time.
  * - automatic: boxfilter_pick() per plane and border (8-bit: direct up to
- *   boxfilter_direct_max_radius, up to 13 (replicate) or 10 (clip) on
- *   planes of 4 million samples or more that fused serves; above, fused on
- *   planes it serves of 2 million samples and 1920 columns or more, sat on
- *   others; direct up to 4 when the plane brings a SAT; 16-bit: sat;
- *   constants in host/boxfilter_host.cpp, from bench/boxfilter). In one
- *   call, a plane at radius 11-16 (clip) or 14-16 (replicate) runs direct
- *   with the others when they do (one launch).
+ *   boxfilter_direct_max_radius, up to 13 on planes of 4 million samples
+ *   or more that fused serves (clip below 16 million samples: up to 10);
+ *   above, fused on planes it serves of 2 million samples and 1920 columns
+ *   or more, sat on others; direct up to 4 when the plane brings a SAT;
+ *   16-bit: sat; constants in host/boxfilter_host.cpp, from bench/boxfilter).
+ *   In one call, a plane at radius 11-16 (clip, below 16 million samples)
+ *   or 14-16 runs direct with the others when they do (one launch).
  * Rounding: all use (sum + area/2) / area exactly; a constant area divides
  * by multiply-high with a precomputed magic number, a varying one (clip, at
  * the edges) by a float reciprocal with an integer correction step (fused:
