@@ -54,7 +54,7 @@ constexpr int kBoxFusedMaxWidth = 8192;
  * rows (sm_75 above 3968 columns, sm_86/89 above 6272; fewer with clip at
  * large radii, whose table of window widths takes up to 8 KiB more)
  * boxfilter() runs sat too, or direct where automatic chose fused at radius
- * 11-16 (clip) or 14-16 (replicate). */
+ * 11-16 (clip below 16 million samples) or 14-16. */
 bool box_fused_serves (const BoxPlane &p);
 
 /* Direct's registers kernel serves every rx, ry up to kBoxRegMaxRadius and

@@ -139,12 +139,17 @@ constexpr size_t kMaxDynSmem =
 
 template <int A> struct Counter;
 
+/* The lane's copy of bin 0 as a shared-memory byte address, so that a
+ * sample's counter is one shift-and-add away ((bin << 7) + a: one LEA)
+ * rather than an index scaled twice. */
 template <> struct Counter<kReplicated> {
-  uint32_t *h;
-  __device__ Counter (uint32_t *region, int, int lane) : h (region + lane) {}
+  uint32_t a;
+  __device__ Counter (uint32_t *region, int, int lane)
+      : a ((uint32_t) __cvta_generic_to_shared (region + lane)) {}
   __device__ __forceinline__ void add (uint32_t bin, uint32_t k) const
   {
-    atomicAdd (h + (bin << 5), k);
+    asm volatile ("red.shared.add.u32 [%0], %1;" : : "r" (a + (bin << 7)),
+        "r" (k) : "memory");
   }
 };
 
@@ -232,6 +237,10 @@ vec_bin (const uint32_t (&w)[4], int t, const Member &mb, int shift,
 {
   const int q = (t * S) >> 2;                  /* static once unrolled */
   const int bo = ((t * S) & 3) * 8 + mb.res * 8;
+  /* one-byte samples: res is 0 (the byte address modulo the step), so the
+   * selector is a constant */
+  if (B8 && !LUMA && S == 1)
+    return __byte_perm (w[q], 0, 0x4440u | (uint32_t) (t & 3));
   if (B8 && !LUMA)
     return __byte_perm (w[q], 0, 0x4440u | (uint32_t) (((t * S) & 3) + mb.res));
   if (LUMA)

@@ -1310,11 +1310,14 @@ tiled_tile_sums (const TiledParams &p, int tx, int ty, int lane, uint32_t &tot)
   const int x = tx * kTW + 4 * lane, top = ty * TH;
   uint32_t w[TH];
   tile_load<TH> (p, top, x, w);
+  /* column sums first: w dies in the row sums (48 registers, not 63, at
+   * TH 32) */
+  const uint4 c = tile_col_sums<TH> (w);
   const uint32_t s = tile_row_sums<TH> (w, lane);
   if (lane < TH)
     __stcg (p.row + (size_t) tx * p.rowp + top + lane, s);
   tot = detail::warp_sum (lane < TH ? s : 0u);
-  return tile_col_sums<TH> (w);
+  return c;
 }
 
 template <int TH>
@@ -1527,8 +1530,9 @@ tiled_emit (const TiledParams &p, const uint32_t (&w)[TH], const uint4 &v,
   const int rows = min (TH, p.height - top);
   uint32_t c0 = 0, c1 = 0, c2 = 0, c3 = 0;
   /* Two rows a warp scan: a lane's 4 samples sum to at most 1020 and the
-   * exclusive scan over 32 lanes to at most 31 * 1020 < 2^16, so the rows
-   * share a word. Rows past the plane (zero input) are computed but not
+   * inclusive scan over 32 lanes to at most 32 * 1020 < 2^16, so the rows
+   * share a word (no carry from the low half, no borrow in the exclusive
+   * value's subtraction). Rows past the plane (zero input) are computed but not
    * stored: no early exit, so the rows' shuffles interleave. */
 #pragma unroll
   for (int r = 0; r < TH; r += 2) {
