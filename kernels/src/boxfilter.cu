@@ -1559,20 +1559,26 @@ fused_ncw (int w, int rx, bool replicate)
   return replicate ? 0 : std::min (2 * rx + 1, w) - fused_cwlo (w, rx) + 1;
 }
 
-/* The shared memory every box_fused launch opts in to: the device's limit
- * (one size for every call, see detail::launch). */
-size_t
-fused_optin ()
+/* Whether box_fused's shared memory for a plane `width` samples wide fits
+ * a block of a device that opts in to `optin` bytes (the device's limit,
+ * one size for every launch, see detail::launch): its rows, for clip the
+ * window widths' divisors, and one row of per-row tables (grouped: with
+ * the row-sum tables, and at most kSatTiledGroupMaxTx tiles across). */
+bool
+fused_fits (int width, int rx, bool replicate, bool grouped, size_t optin)
 {
-  return (size_t) detail::max_optin_smem ();
+  const int ntx = div_up (width, kFusedTW);
+  if (grouped && ntx > detail::kSatTiledGroupMaxTx)
+    return false;
+  return fused_smem (ntx, fused_ncw (width, rx, replicate)) +
+      fused_row_smem (ntx, grouped) <= optin;
 }
 
 template <int MAXT, int PH, bool TAIL, bool G>
 Status
 launch_fused (const FusedParams &fp, int rows, int sms, size_t smem,
-    cudaStream_t s)
+    size_t optin, cudaStream_t s)
 {
-  const size_t optin = fused_optin ();
   if (smem > optin)
     return Status::unsupported;
   FusedParams p = fp;
@@ -1614,24 +1620,25 @@ launch_fused (const FusedParams &fp, int rows, int sms, size_t smem,
 /* rows: rows a block (detail::BoxTuning), 0: automatic */
 template <int MAXT, bool TAIL, bool G>
 Status
-launch_fused_ph (const FusedParams &fp, int rows, int sms, cudaStream_t s)
+launch_fused_ph (const FusedParams &fp, int rows, int sms, size_t optin,
+    cudaStream_t s)
 {
   const size_t smem = fused_smem (fp.t.ntx, fp.ncw);
   switch (fp.rx & 3) {
-    case 0: return launch_fused<MAXT, 0, TAIL, G> (fp, rows, sms, smem, s);
-    case 1: return launch_fused<MAXT, 1, TAIL, G> (fp, rows, sms, smem, s);
-    case 2: return launch_fused<MAXT, 2, TAIL, G> (fp, rows, sms, smem, s);
-    default: return launch_fused<MAXT, 3, TAIL, G> (fp, rows, sms, smem, s);
+    case 0: return launch_fused<MAXT, 0, TAIL, G> (fp, rows, sms, smem, optin, s);
+    case 1: return launch_fused<MAXT, 1, TAIL, G> (fp, rows, sms, smem, optin, s);
+    case 2: return launch_fused<MAXT, 2, TAIL, G> (fp, rows, sms, smem, optin, s);
+    default: return launch_fused<MAXT, 3, TAIL, G> (fp, rows, sms, smem, optin, s);
   }
 }
 
 template <int MAXT, bool G>
 Status
 launch_fused_tail (const FusedParams &fp, bool tail, int rows, int sms,
-    cudaStream_t s)
+    size_t optin, cudaStream_t s)
 {
-  return tail ? launch_fused_ph<MAXT, true, G> (fp, rows, sms, s) :
-      launch_fused_ph<MAXT, false, G> (fp, rows, sms, s);
+  return tail ? launch_fused_ph<MAXT, true, G> (fp, rows, sms, optin, s) :
+      launch_fused_ph<MAXT, false, G> (fp, rows, sms, optin, s);
 }
 
 /* One plane through the fused algorithm: the tile tables (one or two
@@ -1639,16 +1646,15 @@ launch_fused_tail (const FusedParams &fp, bool tail, int rows, int sms,
  * box_fused. */
 Status
 run_fused (const BoxPlane &p, bool replicate, uint8_t *ws, size_t integral_bytes,
-    int sms, cudaStream_t s)
+    int sms, size_t optin, cudaStream_t s)
 {
   FusedParams fp = {};
   /* grouped tables where box_fused's row-sum tables fit beside its rows
    * (one row a band at least; launch_fused sizes the bands) */
-  const int ntx = div_up (p.src.width, kFusedTW);
   fp.cwlo = fused_cwlo (p.src.width, p.rx);
   fp.ncw = fused_ncw (p.src.width, p.rx, replicate);
-  const bool grouped_ok = ntx <= detail::kSatTiledGroupMaxTx &&
-      fused_smem (ntx, fp.ncw) + fused_row_smem (ntx, true) <= fused_optin ();
+  const bool grouped_ok = fused_fits (p.src.width, p.rx, replicate, true,
+      optin);
   Status st = detail::sat_tiled_tables (p.src, ws, integral_bytes, s, &fp.t,
       grouped_ok);
   if (st != Status::ok)
@@ -1686,10 +1692,10 @@ run_fused (const BoxPlane &p, bool replicate, uint8_t *ws, size_t integral_bytes
   const bool tail = (p.src.width & 3) != 0;
   const bool g = fp.t.gcol != nullptr;
   if (maxt <= 1)
-    return g ? launch_fused_tail<1, true> (fp, tail, tune.fused_rows, sms, s) :
-        launch_fused_tail<1, false> (fp, tail, tune.fused_rows, sms, s);
-  return g ? launch_fused_tail<2, true> (fp, tail, tune.fused_rows, sms, s) :
-      launch_fused_tail<2, false> (fp, tail, tune.fused_rows, sms, s);
+    return g ? launch_fused_tail<1, true> (fp, tail, tune.fused_rows, sms, optin, s) :
+        launch_fused_tail<1, false> (fp, tail, tune.fused_rows, sms, optin, s);
+  return g ? launch_fused_tail<2, true> (fp, tail, tune.fused_rows, sms, optin, s) :
+      launch_fused_tail<2, false> (fp, tail, tune.fused_rows, sms, optin, s);
 }
 
 /* ---- 16-bit planes: u64 SAT and a plain gather, one thread per pixel ---- */
@@ -1952,6 +1958,7 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
   BoxAlgorithm resolved[boxfilter_max_planes];
   detail::box_resolve_call (planes, n_planes, algo, resolved, border);
   int max_rx = 0, max_ry = 0;
+  size_t optin = 0;       /* the device's shared-memory opt-in, if fused runs */
   for (int i = 0; i < n_planes; i++) {
     const BoxPlane &p = planes[i];
     if (detail::box_plane_empty (p))
@@ -1965,10 +1972,10 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
      * above 3968, or fewer with clip at large radii) runs sat, or direct
      * where automatic chose fused over it (radius 11-16 with clip below
      * 16 million samples, 14-16 otherwise) */
-    fused[i] = a == BoxAlgorithm::fused && fused_smem ((p.src.width +
-            kFusedTW - 1) / kFusedTW, fused_ncw (p.src.width, p.rx,
-            border == BoxBorder::replicate)) + fused_row_smem (0, false) <=
-        fused_optin ();
+    if (a == BoxAlgorithm::fused && optin == 0)
+      optin = (size_t) detail::max_optin_smem ();
+    fused[i] = a == BoxAlgorithm::fused && fused_fits (p.src.width, p.rx,
+        border == BoxBorder::replicate, false, optin);
     direct[i] = a == BoxAlgorithm::direct ||
         (a == BoxAlgorithm::fused && !fused[i] &&
         algo == BoxAlgorithm::automatic &&
@@ -2125,7 +2132,7 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
     if (fused[i]) {
       st = sm_count ();
       if (st == Status::ok)
-        st = run_fused (p, replicate, ws, L.integral_bytes, sms, stream);
+        st = run_fused (p, replicate, ws, L.integral_bytes, sms, optin, stream);
       if (st != Status::ok)
         return st;
       continue;
