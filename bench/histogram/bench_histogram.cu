@@ -582,26 +582,33 @@ bench_wide (Ctx &c, int w, int h, Fill fill, int bins)
   BENCH_CHECK (cudaFree (d));
 }
 
-/* --profile: a few plain calls of ours (automatic) and of CUB on 4K planes
- * and RGBA frames, random and natural, for ncu (nothing timed). */
+/* --profile: a few plain calls of ours (automatic) and of CUB, for ncu
+ * (nothing timed): 4K planes and RGBA frames, random and natural, and the
+ * plane cases that DRAM bandwidth bounds (RESULTS.md). */
 void
 profile_calls (Ctx &c)
 {
-  for (Fill f : { Fill::random, Fill::natural })
-    for (int step : { 1, 4 }) {
-      Frame fr (3840, 2160, step, f, 9);
-      Inputs in;
-      for (int ch = 0; ch < (step == 4 ? 3 : 1); ch++)
-        in.add (fr, ch);
-      for (int k = 0; k < 2; k++)
-        if (cip::histogram (in.dev.data (), in.n (), 256, c.out, false, c.ws,
-                c.ws_bytes, c.stream) != cip::Status::ok)
-          exit (2);
-      const auto cub_fn = step == 1 ? cub_plane_fn (c, fr) : cub_rgb_fn (c, fr);
-      for (int k = 0; k < 2; k++)
-        cub_fn (c.stream);
-      BENCH_CHECK (cudaStreamSynchronize (c.stream));
-    }
+  struct Case { int w, h, step; Fill f; };
+  const Case cases[] = {
+    { 3840, 2160, 1, Fill::random }, { 3840, 2160, 4, Fill::random },
+    { 3840, 2160, 1, Fill::natural }, { 3840, 2160, 4, Fill::natural },
+    { 7680, 4320, 1, Fill::constant }, { 7680, 4320, 1, Fill::natural },
+    { 16384, 16384, 1, Fill::constant },
+  };
+  for (const Case &cs : cases) {
+    Frame fr (cs.w, cs.h, cs.step, cs.f, 9);
+    Inputs in;
+    for (int ch = 0; ch < (cs.step == 4 ? 3 : 1); ch++)
+      in.add (fr, ch);
+    for (int k = 0; k < 2; k++)
+      if (cip::histogram (in.dev.data (), in.n (), 256, c.out, false, c.ws,
+              c.ws_bytes, c.stream) != cip::Status::ok)
+        exit (2);
+    const auto cub_fn = cs.step == 1 ? cub_plane_fn (c, fr) : cub_rgb_fn (c, fr);
+    for (int k = 0; k < 2; k++)
+      cub_fn (c.stream);
+    BENCH_CHECK (cudaStreamSynchronize (c.stream));
+  }
 }
 
 #ifdef CIP_HIST_TRACE
