@@ -204,6 +204,12 @@ struct _GstCudaHistogram
   GstBuffer *counts;            /* aux buffer: frame.n * frame.bins guint32 */
   HistLayout frame;
   gboolean drawn;               /* the chart was painted onto the frame */
+  /* interval 0 (a message every frame): the message's arrays, built with
+   * zeros in process() while the GPU counts and filled in finish(), so that
+   * the frame does not wait for them (about 40 ns a value); pre_n arrays
+   * of pre_bins values, streaming thread */
+  GValue pre[MAX_HISTOGRAMS];
+  guint pre_n, pre_bins;
 
   /* the interval being summed, object lock */
   HistLayout layout;
@@ -385,6 +391,33 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass * klass)
       "cudahistogram");
 }
 
+/* Drops the message arrays process() built and no message took. */
+static void
+clear_prebuilt (GstCudaHistogram * self)
+{
+  for (guint i = 0; i < self->pre_n; i++)
+    if (G_IS_VALUE (&self->pre[i]))
+      g_value_unset (&self->pre[i]);
+  self->pre_n = 0;
+}
+
+/* Builds pre_n = n arrays of `bins` zeros (see GstCudaHistogram::pre). */
+static void
+prebuild_arrays (GstCudaHistogram * self, guint n, guint bins)
+{
+  clear_prebuilt (self);
+  for (guint i = 0; i < n; i++) {
+    gst_value_array_init (&self->pre[i], bins);
+    for (guint b = 0; b < bins; b++) {
+      GValue v = G_VALUE_INIT;
+      g_value_init (&v, G_TYPE_UINT64);
+      gst_value_array_append_and_take_value (&self->pre[i], &v);
+    }
+  }
+  self->pre_n = n;
+  self->pre_bins = bins;
+}
+
 /* Forgets the interval being summed. Called with the object lock. */
 static void
 reset_interval (GstCudaHistogram * self)
@@ -414,6 +447,7 @@ gst_cuda_histogram_finalize (GObject * object)
   GstCudaHistogram *self = GST_CUDA_HISTOGRAM (object);
 
   gst_clear_buffer (&self->counts);
+  clear_prebuilt (self);
   g_free (self->sums);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -555,24 +589,33 @@ histogram_stats (const guint64 * c, const HistLayout & l, gdouble * mean,
   }
 }
 
-/* Adds `name` (GstValueArray of guint64) and its statistics to s. */
+/* Adds `name` (GstValueArray of guint64) and its statistics to s: into
+ * pre, an array of l.bins values built ahead (prebuild_arrays), when given,
+ * which s takes. */
 static void
 add_histogram (GstStructure * s, const gchar * name, const guint64 * c,
-    const HistLayout & l)
+    const HistLayout & l, GValue * pre)
 {
   const guint bins = l.bins;
   GValue array = G_VALUE_INIT;
   gdouble mean;
   guint min, max, median;
 
-  g_value_init (&array, GST_TYPE_ARRAY);
-  for (guint b = 0; b < bins; b++) {
-    GValue v = G_VALUE_INIT;
-    g_value_init (&v, G_TYPE_UINT64);
-    g_value_set_uint64 (&v, c[b]);
-    gst_value_array_append_and_take_value (&array, &v);
+  if (pre) {
+    /* ours until the structure takes it: its values may still be set */
+    for (guint b = 0; b < bins; b++)
+      g_value_set_uint64 ((GValue *) gst_value_array_get_value (pre, b), c[b]);
+    gst_structure_take_value (s, name, pre);
+  } else {
+    gst_value_array_init (&array, bins);
+    for (guint b = 0; b < bins; b++) {
+      GValue v = G_VALUE_INIT;
+      g_value_init (&v, G_TYPE_UINT64);
+      g_value_set_uint64 (&v, c[b]);
+      gst_value_array_append_and_take_value (&array, &v);
+    }
+    gst_structure_take_value (s, name, &array);
   }
-  gst_structure_take_value (s, name, &array);
 
   histogram_stats (c, l, &mean, &min, &max, &median);
   gchar *key = g_strconcat (name, "-mean", NULL);
@@ -589,8 +632,9 @@ add_histogram (GstStructure * s, const gchar * name, const guint64 * c,
   g_free (key);
 }
 
-/* The message of the interval being summed. Called with the object lock,
- * from the streaming thread (reads the segment). */
+/* The message of the interval being summed, into the arrays built ahead
+ * where they fit. Called with the object lock, from the streaming thread
+ * (reads the segment). */
 static GstMessage *
 interval_message (GstCudaHistogram * self)
 {
@@ -613,8 +657,12 @@ interval_message (GstCudaHistogram * self)
       "bins", G_TYPE_UINT, l.bins,
       "range-min", G_TYPE_UINT, l.range_min,
       "range-max", G_TYPE_UINT, l.range_max, NULL);
+  const bool pre = self->pre_n == l.n && self->pre_bins == l.bins;
   for (guint i = 0; i < l.n; i++)
-    add_histogram (s, l.names[i], self->sums + (gsize) i * l.bins, l);
+    add_histogram (s, l.names[i], self->sums + (gsize) i * l.bins, l,
+        pre ? &self->pre[i] : NULL);
+  if (pre)
+    self->pre_n = 0;
   return gst_message_new_element (GST_OBJECT (self), s);
 }
 
@@ -676,6 +724,7 @@ gst_cuda_histogram_reset (GstCudaImgprocFilter * filter)
   GstCudaHistogram *self = GST_CUDA_HISTOGRAM (filter);
 
   gst_clear_buffer (&self->counts);
+  clear_prebuilt (self);
   GST_OBJECT_LOCK (self);
   if (self->frames > 0)
     GST_DEBUG_OBJECT (self, "discarding %u summed frames", self->frames);
@@ -785,6 +834,7 @@ gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   cip::HistInput inputs[MAX_HISTOGRAMS];
   HistLayout layout = { };
   GstCudaImgprocAux aux;
+  gboolean every_frame;
 
   gst_clear_buffer (&self->counts);
   GST_OBJECT_LOCK (self);
@@ -793,6 +843,7 @@ gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   range_min = self->range_min;
   range_max = self->range_max;
   roi = self->roi;
+  every_frame = self->post_messages && self->interval == 0;
   GST_OBJECT_UNLOCK (self);
 
   /* bins and range in the format's values */
@@ -874,6 +925,9 @@ gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   self->counts = aux.buffer;
   self->frame = layout;
   self->drawn = out != NULL;
+  /* the kernels are running (GPU): this frame's message arrays meanwhile */
+  if (every_frame)
+    prebuild_arrays (self, layout.n, bins);
   return GST_FLOW_OK;
 }
 
@@ -955,6 +1009,7 @@ gst_cuda_histogram_finish (GstCudaImgprocFilter * filter, GstBuffer * outbuf)
     reset_interval (self);
   }
   GST_OBJECT_UNLOCK (self);
+  clear_prebuilt (self);        /* those no message took */
 
   if (msg)
     gst_element_post_message (GST_ELEMENT (self), msg);
