@@ -205,9 +205,10 @@ struct _GstCudaHistogram
   HistLayout frame;
   gboolean drawn;               /* the chart was painted onto the frame */
   /* interval 0 (a message every frame): the message's arrays, built with
-   * zeros in process() while the GPU counts and filled in finish(), so that
-   * the frame does not wait for them (about 40 ns a value); pre_n arrays
-   * of pre_bins values, streaming thread */
+   * zeros while the GPU counts (while_running) and filled in finish(), so
+   * that the frame does not wait for them (about 40 ns a value); pre_n
+   * arrays of pre_bins values, streaming thread */
+  gboolean prebuild;            /* process(): build them for this frame */
   GValue pre[MAX_HISTOGRAMS];
   guint pre_n, pre_bins;
 
@@ -261,6 +262,7 @@ static void gst_cuda_histogram_reset (GstCudaImgprocFilter * filter);
 static GstFlowReturn gst_cuda_histogram_process (GstCudaImgprocFilter *
     filter, GstBuffer * inbuf, const GstCudaImgprocFrame * in,
     GstCudaImgprocFrame * out, const GstCudaImgprocRun * run);
+static void gst_cuda_histogram_while_running (GstCudaImgprocFilter * filter);
 static GstFlowReturn gst_cuda_histogram_finish (GstCudaImgprocFilter * filter,
     GstBuffer * outbuf);
 
@@ -383,6 +385,8 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_histogram_format_supported);
   filter_class->reset = GST_DEBUG_FUNCPTR (gst_cuda_histogram_reset);
   filter_class->process = GST_DEBUG_FUNCPTR (gst_cuda_histogram_process);
+  filter_class->while_running =
+      GST_DEBUG_FUNCPTR (gst_cuda_histogram_while_running);
   filter_class->finish = GST_DEBUG_FUNCPTR (gst_cuda_histogram_finish);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_HISTOGRAM_MODE,
@@ -925,10 +929,19 @@ gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   self->counts = aux.buffer;
   self->frame = layout;
   self->drawn = out != NULL;
-  /* the kernels are running (GPU): this frame's message arrays meanwhile */
-  if (every_frame)
-    prebuild_arrays (self, layout.n, bins);
+  self->prebuild = every_frame;
   return GST_FLOW_OK;
+}
+
+/* The kernels and the counts' download are queued: this frame's message
+ * arrays meanwhile. */
+static void
+gst_cuda_histogram_while_running (GstCudaImgprocFilter * filter)
+{
+  GstCudaHistogram *self = GST_CUDA_HISTOGRAM (filter);
+
+  if (self->prebuild && self->counts)
+    prebuild_arrays (self, self->frame.n, self->frame.bins);
 }
 
 /* The duration of frame `buf`: its own, else the frame rate's, else NONE. */

@@ -850,6 +850,8 @@ process_cpu (GstCudaImgprocFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
   else if (outbuf)
     cip_fill_frame (&out, &out_info, &vout, nullptr, false);
   ret = klass->process (self, inbuf, &in, outbuf ? &out : nullptr, &run);
+  if (ret == GST_FLOW_OK && klass->while_running)
+    klass->while_running (self);
   cip_aux_release_pending (priv);
   if (outbuf && !in_place_write)
     gst_video_frame_unmap (&vout);

@@ -98,6 +98,13 @@ struct _GstCudaImgprocFilterClass {
       const GstCudaImgprocFrame * in, GstCudaImgprocFrame * out,
       const GstCudaImgprocRun * run);
 
+  /* Optional: host work of the frame that needs none of its results (e.g.
+   * building a message's skeleton), called after a successful process()
+   * once its kernels and downloads are queued and before the base waits for
+   * them, so that on the GPU path it runs while they do; in the CUDA
+   * context (make no CUDA calls). */
+  void (*while_running) (GstCudaImgprocFilter * self);
+
   /* Optional: called after the frame's work has completed and frames are
    * unmapped, outside the CUDA context (post messages here). */
   GstFlowReturn (*finish) (GstCudaImgprocFilter * self, GstBuffer * outbuf);

@@ -1137,6 +1137,8 @@ cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
   }
   if (ret == GST_FLOW_OK && g->n_downloads && !download (self))
     ret = GST_FLOW_ERROR;
+  if (ret == GST_FLOW_OK && klass->while_running)
+    klass->while_running (self);
 
 done:
   /* the host waits unless everything stays in CUDA memory that tells its
