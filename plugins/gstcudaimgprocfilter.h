@@ -100,9 +100,9 @@ struct _GstCudaImgprocFilterClass {
 
   /* Optional: host work of the frame that needs none of its results (e.g.
    * building a message's skeleton), called after a successful process()
-   * once its kernels and downloads are queued and before the base waits for
-   * them, so that on the GPU path it runs while they do; in the CUDA
-   * context (make no CUDA calls). */
+   * once its kernels and the first downloads of its results are queued and
+   * before the base first waits for them, so that on the GPU path it runs
+   * while they do; in the CUDA context (make no CUDA calls). */
   void (*while_running) (GstCudaImgprocFilter * self);
 
   /* Optional: called after the frame's work has completed and frames are
