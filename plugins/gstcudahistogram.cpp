@@ -933,8 +933,8 @@ gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   return GST_FLOW_OK;
 }
 
-/* The kernels and the counts' download are queued: this frame's message
- * arrays meanwhile. */
+/* The kernels are queued (the counts' download comes next): this frame's
+ * message arrays meanwhile. */
 static void
 gst_cuda_histogram_while_running (GstCudaImgprocFilter * filter)
 {

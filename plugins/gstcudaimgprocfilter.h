@@ -99,10 +99,10 @@ struct _GstCudaImgprocFilterClass {
       const GstCudaImgprocRun * run);
 
   /* Optional: host work of the frame that needs none of its results (e.g.
-   * building a message's skeleton), called after a successful process()
-   * once its kernels and the first downloads of its results are queued and
-   * before the base first waits for them, so that on the GPU path it runs
-   * while they do; in the CUDA context (make no CUDA calls). */
+   * building a message's skeleton), called after a successful process(),
+   * before the base downloads the results and waits for the kernels, so
+   * that on the GPU path it runs while they do; in the CUDA context (make
+   * no CUDA calls). */
   void (*while_running) (GstCudaImgprocFilter * self);
 
   /* Optional: called after the frame's work has completed and frames are
