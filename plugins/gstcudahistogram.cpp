@@ -134,6 +134,8 @@ typedef enum {
 #define DEFAULT_MODE GST_CUDA_HISTOGRAM_MODE_LUMA
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_INTERVAL 0
+/* message values built ahead at most (see GstCudaHistogram::pre) */
+#define PREBUILD_MAX_VALUES 4096
 #define DEFAULT_DRAW FALSE
 
 /* the chart: background blended at half weight (of 256) */
@@ -929,7 +931,10 @@ gst_cuda_histogram_process (GstCudaImgprocFilter * filter, GstBuffer * inbuf,
   self->counts = aux.buffer;
   self->frame = layout;
   self->drawn = out != NULL;
-  self->prebuild = every_frame;
+  /* not for very wide histograms: their build outlasts the kernels by far,
+   * and filling in a second pass costs more than the overlap saves */
+  self->prebuild = every_frame &&
+      (gsize) layout.n * bins <= PREBUILD_MAX_VALUES;
   return GST_FLOW_OK;
 }
 
