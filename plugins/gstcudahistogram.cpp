@@ -407,19 +407,28 @@ clear_prebuilt (GstCudaHistogram * self)
   self->pre_n = 0;
 }
 
+/* Initializes `array` (G_VALUE_INIT) to a GstValueArray of `bins` guint64:
+ * c[0 .. bins - 1], or zeros without c. */
+static void
+uint64_array_init (GValue * array, const guint64 * c, guint bins)
+{
+  gst_value_array_init (array, bins);
+  for (guint b = 0; b < bins; b++) {
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, G_TYPE_UINT64);
+    if (c)
+      g_value_set_uint64 (&v, c[b]);
+    gst_value_array_append_and_take_value (array, &v);
+  }
+}
+
 /* Builds pre_n = n arrays of `bins` zeros (see GstCudaHistogram::pre). */
 static void
 prebuild_arrays (GstCudaHistogram * self, guint n, guint bins)
 {
   clear_prebuilt (self);
-  for (guint i = 0; i < n; i++) {
-    gst_value_array_init (&self->pre[i], bins);
-    for (guint b = 0; b < bins; b++) {
-      GValue v = G_VALUE_INIT;
-      g_value_init (&v, G_TYPE_UINT64);
-      gst_value_array_append_and_take_value (&self->pre[i], &v);
-    }
-  }
+  for (guint i = 0; i < n; i++)
+    uint64_array_init (&self->pre[i], NULL, bins);
   self->pre_n = n;
   self->pre_bins = bins;
 }
@@ -613,13 +622,7 @@ add_histogram (GstStructure * s, const gchar * name, const guint64 * c,
       g_value_set_uint64 ((GValue *) gst_value_array_get_value (pre, b), c[b]);
     gst_structure_take_value (s, name, pre);
   } else {
-    gst_value_array_init (&array, bins);
-    for (guint b = 0; b < bins; b++) {
-      GValue v = G_VALUE_INIT;
-      g_value_init (&v, G_TYPE_UINT64);
-      g_value_set_uint64 (&v, c[b]);
-      gst_value_array_append_and_take_value (&array, &v);
-    }
+    uint64_array_init (&array, c, bins);
     gst_structure_take_value (s, name, &array);
   }
 
