@@ -7,6 +7,7 @@
  *
  *   bench_integral [--runs N] [--quick] [--json PATH]
  *                  [--sweep | --sweep-multi | --sweep-tiled] [--profile]
+ *                  [--l2-sizes]
  *
  * Every variant's output is checked against cip::ref::integral once per size
  * before it is timed; a mismatch aborts. Times: one call between two events,
@@ -16,7 +17,9 @@
  * tuning knobs (rows per strip, look-back bound, block size) at each size
  * up to 8K (--sweep-tiled: only tiled's rows per tile and store kind, up to
  * 16384^2); --profile only launches each algorithm a few times (for ncu;
- * tiled also with three launches where it runs grouped).
+ * tiled also with three launches where it runs grouped). Every size also
+ * times tiled with its input kept in L2 between its passes, and not, on one
+ * input and on 4 frames in turn; --l2-sizes adds 16384x2048 and 16384x4096.
  * --wide: SATs of 16-bit planes (u32, u64, u32 + squares) at 1080p and UHD.
  * NPP has no 16-bit integral, so each is shown against our 8-bit time on a
  * plane of the same size scaled by the bytes moved (the 8-bit kernels'
@@ -310,7 +313,7 @@ time_expand_floor (Context &cx, const Image &im, double *b2b)
 bench::Timing
 time_ours (Context &cx, const Image &im, cip::SatType type, bool squared,
     cip::SatAlgorithm algo, const Ref &ref, const std::string &what,
-    double *b2b = nullptr)
+    double *b2b = nullptr, int frames = 1)
 {
   const size_t es = type == cip::SatType::u32 ? 4 : 8;
   Table sum (im.w, im.h, es);
@@ -324,8 +327,20 @@ time_ours (Context &cx, const Image &im, cip::SatType type, bool squared,
     d.sqsum = static_cast<uint64_t *> (sq.dev);
     d.sqsum_pitch = sq.pitch;
   }
-  const cip::ImageView v = dev_view (im);
+  /* frames > 1: calls cycle through copies of the input, as a pipeline's
+   * frames do, so that no call finds its input in L2 from the one before */
+  std::vector<uint8_t *> copies (1, im.dev);
+  for (int i = 1; i < frames; i++) {
+    uint8_t *c;
+    BENCH_CHECK (cudaMalloc (&c, im.pitch * im.h));
+    BENCH_CHECK (cudaMemcpy (c, im.dev, im.pitch * im.h,
+            cudaMemcpyDeviceToDevice));
+    copies.push_back (c);
+  }
+  cip::ImageView v = dev_view (im);
+  size_t call = 0;
   auto run = [&] (cudaStream_t st) {
+    v.data = copies[call++ % copies.size ()];
     cip::Status s = cip::integral (v, type, d, cx.ws.p, cx.ws.n, st, algo);
     if (s != cip::Status::ok) {
       fprintf (stderr, "%s: %s (%s)\n", what.c_str (), cip::status_string (s),
@@ -352,6 +367,8 @@ time_ours (Context &cx, const Image &im, cip::SatType type, bool squared,
   const bench::Timing t = bench::time_ms (cx.stream, run, cx.runs, 10);
   if (b2b)
     *b2b = bench::b2b_ms (cx.stream, run, cx.runs);
+  for (size_t i = 1; i < copies.size (); i++)
+    BENCH_CHECK (cudaFree (copies[i]));
   return t;
 }
 
@@ -502,6 +519,34 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
     }
   }
 
+  if (!sweep) {
+    /* tiled with its input kept in L2 between the passes or not (the
+     * automatic choice is above), on one input and on 4 frames in turn */
+    const cip::detail::SatTuning before = cip::detail::sat_get_tuning ();
+    const double b = bytes_moved (s, cip::SatType::u32, false);
+    for (int l2 : { 0, 1, 2 })
+      for (int frames : { 1, 4 }) {
+        if (l2 == 0 && frames == 1)
+          continue;             /* the tiled row above */
+        cip::detail::SatTuning tu = before;
+        tu.tiled_l2 = l2;
+        cip::detail::sat_set_tuning (tu);
+        const std::string name = std::string ("tiled u32") +
+            (l2 == 0 ? "" : l2 == 1 ? ", L2 off" : ", L2 on") +
+            (frames > 1 ? ", 4 frames" : "");
+        double b2b = 0;
+        bench::Timing t = time_ours (cx, im, cip::SatType::u32, false,
+            cip::SatAlgorithm::tiled, ref32, sz + " " + name, &b2b, frames);
+        Row r { sz, name, t.median_ms, b / (t.median_ms * 1e6),
+          100.0 * floor32 / t.median_ms, npp_ms > 0 ? npp_ms / t.median_ms : 0,
+          b2b, npp_b2b };
+        emit (cx, r, input, floor32, bench::kv ("tiled_l2", (double) l2) +
+            ", " + bench::kv ("frames", (double) frames) + ", " +
+            bench::kv ("min_ms", t.min_ms));
+      }
+    cip::detail::sat_set_tuning (before);
+  }
+
   if (cip::detail::sat_config (s.w, s.h, cip::SatType::u32, false,
           cip::SatAlgorithm::tiled).grouped) {
     /* tiled's three launches where the grouped two serve, for comparison */
@@ -646,7 +691,7 @@ main (int argc, char **argv)
 {
   Context cx;
   cx.args = bench::parse_args (argc, argv);
-  bool sweep = false, profile = false, wide = false;
+  bool sweep = false, profile = false, wide = false, l2_sizes = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp (argv[i], "--sweep"))
       sweep = true;
@@ -658,6 +703,8 @@ main (int argc, char **argv)
       sweep = sweep_multi_only = true;
     else if (!strcmp (argv[i], "--sweep-tiled"))
       sweep = sweep_tiled_only = true;
+    else if (!strcmp (argv[i], "--l2-sizes"))
+      l2_sizes = true;
   }
   bench::JsonLines json (cx.args.json);
   cx.json = &json;
@@ -685,6 +732,11 @@ main (int argc, char **argv)
     sizes.push_back ({7680, 4320});
     if (!sweep || sweep_tiled_only)
       sizes.push_back ({16384, 16384});
+  }
+  if (l2_sizes) {
+    /* about 2/3 and 4/3 of a 50 MB L2 */
+    sizes.push_back ({16384, 2048});
+    sizes.push_back ({16384, 4096});
   }
   if (profile) {
     /* a few plain launches of each algorithm, for ncu / nsys */

@@ -42,6 +42,9 @@ struct SatTuning {
                             of streaming ones (st.global.cs) */
   int tiled_ungrouped = 0;  /* tiled: 1 keeps three launches where the grouped
                                two serve (16-row tiles, <= 4096 columns) */
+  int tiled_l2 = 0;      /* tiled: whether the first pass keeps the input in L2
+                            for the output pass: 0 where it takes at most 3/2
+                            of L2, 1 never, 2 always */
 };
 void sat_set_tuning (const SatTuning &t);
 SatTuning sat_get_tuning ();
@@ -86,6 +89,7 @@ struct SatTiles {
   uint32_t *row = nullptr;
   uint32_t *tot = nullptr;
   uint32_t *gcol = nullptr, *gtot = nullptr;  /* grouped (above) */
+  bool keep_in_l2 = false;    /* the input stays in L2 for the output pass */
 };
 
 /* Grouped tables: tile rows a group, tile columns at most. */

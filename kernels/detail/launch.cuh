@@ -41,6 +41,9 @@ bool pdl_supported ();
  * when the query fails). */
 int max_optin_smem ();
 
+/* The current device's L2 cache in bytes (0 when the query fails). */
+int l2_cache_bytes ();
+
 /* Launches kernel(p) with grid x threads and smem bytes of dynamic shared
  * memory (opting in above 48 KiB, to smem_optin bytes when given: a kernel
  * whose size varies by call opts in to one fixed size, so that threads

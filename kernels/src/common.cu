@@ -101,31 +101,40 @@ check_launch (cudaStream_t stream, const char *what)
   return Status::ok;
 }
 
+namespace {
+
+/* An attribute of the current device, fallback when the query fails. */
+int
+device_attribute (cudaDeviceAttr attr, int fallback)
+{
+  int dev = 0, v = fallback;
+  if (cudaGetDevice (&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute (&v, attr, dev) != cudaSuccess) {
+    cudaGetLastError ();
+    return fallback;
+  }
+  return v;
+}
+
+}  // namespace
+
 int
 max_optin_smem ()
 {
-  int dev = 0, v = 48 * 1024;
-  if (cudaGetDevice (&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute (&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)
-      != cudaSuccess) {
-    cudaGetLastError ();
-    return 48 * 1024;
-  }
-  return v;
+  return device_attribute (cudaDevAttrMaxSharedMemoryPerBlockOptin, 48 * 1024);
+}
+
+int
+l2_cache_bytes ()
+{
+  return device_attribute (cudaDevAttrL2CacheSize, 0);
 }
 
 bool
 pdl_supported ()
 {
 #if CIP_SAT_PDL
-  int dev = 0, major = 0;
-  if (cudaGetDevice (&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, dev)
-      != cudaSuccess) {
-    cudaGetLastError ();
-    return false;
-  }
-  return major >= 9;
+  return device_attribute (cudaDevAttrComputeCapabilityMajor, 0) >= 9;
 #else
   return false;
 #endif

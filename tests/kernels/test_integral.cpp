@@ -1150,7 +1150,8 @@ GST_END_TEST;
  * 16-byte aligned rows (so that tiled, not its fallback, runs: checked),
  * streaming and (fewer sizes) plain stores; planes that run grouped (two
  * launches) around its 256-row groups and its 4096-column limit, grouped and
- * in three launches (one 4096-column plane in small mode too); then, full
+ * in three launches (one 4096-column plane in small mode too); a few with
+ * the input's L2 policy forced off and on; then, full
  * mode, 263 tile rows (more than the scan keeps in registers), a grouped
  * all-255 4096 x 4352 frame and an all-255 16384 x 4096 frame (32-row
  * tiles), whose u64 corners pass 2^32 and whose u32 tables wrap. */
@@ -1233,6 +1234,20 @@ GST_START_TEST (test_gpu_tiled)
      * to 4.5e9) */
     if (!sm && !ug)
       one (4096, 4352, Content::all255, PitchMode::aligned256, vs[1]);
+  }
+  /* the input's L2 policy forced off (evict_normal loads) and on (the
+   * first pass evict_last, the output pass evict_first); by default planes
+   * up to 3/2 of L2 run with it on, so every case above does */
+  for (int l2 : { 1, 2 }) {
+    cip::detail::SatTuning t = saved;
+    t.tiled_l2 = l2;
+    cip::detail::sat_set_tuning (t);
+    for (int w : { 5, 641 })
+      for (const Variant &v : vs) {
+        one (w, 33, Content::random, PitchMode::aligned256, v);
+        one (w, 33, Content::random, PitchMode::odd, v);
+      }
+    one (3840, sm ? 40 : 300, Content::natural, PitchMode::aligned256, vs[0]);
   }
   cip::detail::sat_set_tuning (saved);
   if (!sm)
