@@ -22,7 +22,10 @@
  * is timed. Times: median of --runs (default 100) CUDA-event timings of one
  * call after warm-up, and b2b (bench::b2b_ms: bench::kB2B calls back to back per
  * event pair, per call); GB/s counts the input bytes read once (single
- * call). --json PATH appends one JSON object per measurement. --profile:
+ * call). Planes and RGBA frames are also timed on 4 copies in turn (cases
+ * plane4f and rgba4f: ours automatic, CUB's and the read-only floor), so
+ * that no call finds its input in L2 from the call before. --json PATH
+ * appends one JSON object per measurement. --profile:
  * only a few calls of ours and CUB's on 4K planes and RGBA frames (for ncu).
  */
 #include "bench.h"
@@ -369,27 +372,32 @@ time_floors (Ctx &c, const Frame &f, std::vector<Row> &rows)
 
 /* CUB's histogram of a plane (257 levels over [0, 256) = one bin per
  * value) into c.cub_out[0], its temporary storage sized: what the bench
- * times and --profile launches. */
+ * times and --profile launches. src: where each call finds the frame's
+ * bytes (Copies::cur), f.d if null. */
 std::function<void (cudaStream_t)>
-cub_plane_fn (Ctx &c, const Frame &f)
+cub_plane_fn (Ctx &c, const Frame &f, uint8_t *const *src = nullptr)
 {
-  const unsigned char *samples = f.d;
   size_t tb = 0;
-  BENCH_CHECK (cub::DeviceHistogram::HistogramEven (nullptr, tb, samples,
+  BENCH_CHECK (cub::DeviceHistogram::HistogramEven (nullptr, tb, f.d,
           c.cub_out[0], 257, 0, 256, f.w, f.h, f.pitch, c.stream));
   ensure_cub_temp (c, tb);
-  return [&c, &f, samples] (cudaStream_t s) {
+  if (!src)
+    src = &f.d;
+  return [&c, &f, src] (cudaStream_t s) {
     size_t bytes = c.cub_temp_bytes;
     BENCH_CHECK (cub::DeviceHistogram::HistogramEven (c.cub_temp, bytes,
-            samples, c.cub_out[0], 257, 0, 256, f.w, f.h, f.pitch, s));
+            (const unsigned char *) *src, c.cub_out[0], 257, 0, 256, f.w, f.h,
+            f.pitch, s));
   };
 }
 
 /* CUB's R, G, B histograms of packed RGBA into c.cub_out[0 .. 2]. */
 std::function<void (cudaStream_t)>
-cub_rgb_fn (Ctx &c, const Frame &f)
+cub_rgb_fn (Ctx &c, const Frame &f, uint8_t *const *src = nullptr)
 {
   const unsigned char *samples = f.d;
+  if (!src)
+    src = &f.d;
   const ::cuda::std::array<unsigned int *, 3> outs { c.cub_out[0],
     c.cub_out[1], c.cub_out[2] };
   const ::cuda::std::array<int, 3> levels { 257, 257, 257 };
@@ -399,12 +407,99 @@ cub_rgb_fn (Ctx &c, const Frame &f)
               samples, outs, levels, lower, upper, f.w, f.h, f.pitch,
               c.stream)));
   ensure_cub_temp (c, tb);
-  return [&c, &f, samples, outs, levels, lower, upper] (cudaStream_t s) {
+  return [&c, &f, src, outs, levels, lower, upper] (cudaStream_t s) {
     size_t bytes = c.cub_temp_bytes;
     BENCH_CHECK ((cub::DeviceHistogram::MultiHistogramEven<4, 3> (c.cub_temp,
-                bytes, samples, outs, levels, lower, upper, f.w, f.h, f.pitch,
-                s)));
+                bytes, (const unsigned char *) *src, outs, levels, lower,
+                upper, f.w, f.h, f.pitch, s)));
   };
+}
+
+/* kFrames device copies of a frame; calls that take the next one each time
+ * (advance, then read cur) find nothing of their input in L2 from the call
+ * before, as a pipeline's frames do (a plane of 8 MB or more times 4 is
+ * beyond the H100's 50 MB L2 from 4K up). */
+constexpr int kFrames = 4;
+
+struct Copies {
+  std::vector<uint8_t *> p;
+  uint8_t *cur = nullptr;
+  size_t k = 0;
+  explicit Copies (const Frame &f) {
+    p.push_back (f.d);
+    for (int i = 1; i < kFrames; i++) {
+      uint8_t *d;
+      BENCH_CHECK (cudaMalloc (&d, f.bytes ()));
+      BENCH_CHECK (cudaMemcpy (d, f.d, f.bytes (), cudaMemcpyDeviceToDevice));
+      p.push_back (d);
+    }
+    cur = f.d;
+  }
+  ~Copies () { for (size_t i = 1; i < p.size (); i++) cudaFree (p[i]); }
+  Copies (const Copies &) = delete;
+  Copies &operator= (const Copies &) = delete;
+  void advance () { cur = p[k++ % p.size ()]; }
+};
+
+/* Ours (automatic; channels 0 .. n - 1 of f, n 1: a plane, 3: R, G, B of
+ * RGBA), CUB's (cub: cub_plane_fn or cub_rgb_fn) and the read-only floor
+ * on kFrames frames in turn, reported as case `kase`. */
+void
+bench_frames (Ctx &c, const char *kase, const Frame &f, int n, Fill fill,
+    const std::vector<uint32_t> &want,
+    std::function<void (cudaStream_t)> (*cub) (Ctx &, const Frame &,
+        uint8_t *const *))
+{
+  Copies cp (f);
+  std::vector<cip::HistInput> dev;
+  for (int ch = 0; ch < n; ch++) {
+    cip::HistInput in;
+    in.view = f.view (true, ch);
+    dev.push_back (in);
+  }
+  auto ours = [&] (cudaStream_t s) {
+    cp.advance ();
+    for (int ch = 0; ch < n; ch++)
+      dev[ch].view.data = cp.cur + ch;
+    if (cip::histogram (dev.data (), n, 256, c.out, false, c.ws, c.ws_bytes, s,
+            cip::HistAlgorithm::automatic) != cip::Status::ok) {
+      fprintf (stderr, "histogram failed (%s)\n", cip::last_cuda_error ());
+      exit (2);
+    }
+  };
+  const auto cub_once = cub (c, f, &cp.cur);
+  auto lib = [&] (cudaStream_t s) {
+    cp.advance ();
+    cub_once (s);
+  };
+  int sms = 0;
+  BENCH_CHECK (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, 0));
+  auto read_fn = [&] (cudaStream_t s) {
+    cp.advance ();
+    floor_read<<<2 * sms, 512, 0, s>>> (reinterpret_cast<const uint4 *> (cp.cur),
+        f.bytes () / 16, c.out);
+  };
+  /* each frame once, then the last output checked */
+  std::vector<Row> rows;
+  for (int pass = 0; pass < 2; pass++) {
+    const bool is_ours = pass == 0;
+    for (int k = 0; k < n; k++)
+      BENCH_CHECK (cudaMemset (is_ours ? c.out + 256 * k : c.cub_out[k], 0xA5,
+              256 * 4));
+    for (int i = 0; i < kFrames; i++)
+      is_ours ? ours (c.stream) : lib (c.stream);
+    bool ok = true;
+    for (int k = 0; k < n; k++)
+      ok = verify (is_ours ? c.out + 256 * k : c.cub_out[k],
+          std::vector<uint32_t> (want.begin () + 256 * k,
+              want.begin () + 256 * (k + 1)), kase) && ok;
+    rows.push_back (timed (c, is_ours ? "automatic, 4 frames" : n == 1 ?
+            "cub HistogramEven, 4 frames" : "cub MultiHistogramEven<4,3>, 4 frames",
+            is_ours ? std::function<void (cudaStream_t)> (ours) : lib, ok));
+  }
+  rows.push_back (timed (c, "floor: read-only kernel, 4 frames", read_fn, true));
+  BENCH_CHECK (cudaGetLastError ());
+  report (c, kase, f.w, f.h, fill, f.bytes (), rows);
 }
 
 void
@@ -448,6 +543,7 @@ bench_plane (Ctx &c, int w, int h, Fill fill)
 #endif
   time_floors (c, f, rows);
   report (c, "plane", f.w, f.h, fill, f.bytes (), rows);
+  bench_frames (c, "plane4f", f, 1, fill, want, cub_plane_fn);
 }
 
 void
@@ -475,6 +571,7 @@ bench_rgba (Ctx &c, int w, int h, Fill fill)
             want3.begin () + 256 * (k + 1)), "cub rgb") && ok;
   rows.push_back (timed (c, "cub MultiHistogramEven<4,3>", cub_fn, ok));
   report (c, "rgba", f.w, f.h, fill, f.bytes (), rows);
+  bench_frames (c, "rgba4f", f, 3, fill, want3, cub_rgb_fn);
 }
 
 void
