@@ -6,7 +6,9 @@
  *       [--npp-max-radius R] [--fused-rows N]
  *       [--fused-warps N] [--fused-rotate N]
  *
- * Variants: auto (what the element runs), sat (SAT + gather, the SAT
+ * Variants: auto (what the element runs), auto4f (auto on bench::kFrames
+ * copies of the frame in turn, so that no call finds its input in L2 from
+ * the call before, as in a pipeline), sat (SAT + gather, the SAT
  * recomputed every call), gather (sat with a precomputed SAT: the gather
  * kernel alone), direct (r <= 16), dtile (direct's shared-memory tile kernel
  * at r <= 5, where direct runs its registers kernel), sliding (no table), integral
@@ -187,6 +189,7 @@ main (int argc, char **argv)
     BENCH_CHECK (cudaDeviceSynchronize ());   /* pageable copy vs non-blocking stream */
     cip::ImageView hv { host.data (), pitch, w, h, 1 };
     cip::ImageView dv { d_src, pitch, w, h, 1 };
+    bench::FrameCopies copies (d_src, bytes);   /* for "auto4f" */
 
     /* workspace for the SAT path, and a precomputed SAT for "gather" */
     cip::BoxPlane proto;
@@ -263,15 +266,17 @@ main (int argc, char **argv)
           cip::BoxAlgorithm algo;
           bool presat;
           bool tile;            /* direct's shared-memory tile kernel */
+          bool frames;          /* on bench::kFrames copies in turn */
         };
         const Variant variants[] = {
-          {"auto", cip::BoxAlgorithm::automatic, false, false},
-          {"sat", cip::BoxAlgorithm::sat, false, false},
-          {"gather", cip::BoxAlgorithm::sat, true, false},
-          {"direct", cip::BoxAlgorithm::direct, false, false},
-          {"dtile", cip::BoxAlgorithm::direct, false, true},
-          {"sliding", cip::BoxAlgorithm::sliding, false, false},
-          {"fused", cip::BoxAlgorithm::fused, false, false} };
+          {"auto", cip::BoxAlgorithm::automatic, false, false, false},
+          {"auto4f", cip::BoxAlgorithm::automatic, false, false, true},
+          {"sat", cip::BoxAlgorithm::sat, false, false, false},
+          {"gather", cip::BoxAlgorithm::sat, true, false, false},
+          {"direct", cip::BoxAlgorithm::direct, false, false, false},
+          {"dtile", cip::BoxAlgorithm::direct, false, true, false},
+          {"sliding", cip::BoxAlgorithm::sliding, false, false, false},
+          {"fused", cip::BoxAlgorithm::fused, false, false, false} };
         std::string fastest;
         double fastest_ms = 0;
         for (const Variant &v : variants) {
@@ -289,6 +294,8 @@ main (int argc, char **argv)
             p.sat_pitch = sat_pitch;
           }
           auto run = [&] (cudaStream_t s) {
+            if (v.frames)
+              p.src.data = copies.next ();
             check_status (cip::boxfilter (&p, 1, border, d_ws, ws_bytes, s, v.algo),
                 "boxfilter");
           };

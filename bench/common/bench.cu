@@ -37,6 +37,31 @@ time_ms (cudaStream_t stream, const std::function<void (cudaStream_t)> &fn,
   return r;
 }
 
+FrameCopies::FrameCopies (const void *frame, size_t bytes, int n)
+{
+  p_.push_back (static_cast<uint8_t *> (const_cast<void *> (frame)));
+  for (int i = 1; i < n; i++) {
+    uint8_t *d;
+    BENCH_CHECK (cudaMalloc (&d, bytes));
+    BENCH_CHECK (cudaMemcpy (d, frame, bytes, cudaMemcpyDeviceToDevice));
+    p_.push_back (d);
+  }
+  cur_ = p_[0];
+}
+
+FrameCopies::~FrameCopies ()
+{
+  for (size_t i = 1; i < p_.size (); i++)
+    cudaFree (p_[i]);
+}
+
+uint8_t *
+FrameCopies::next ()
+{
+  cur_ = p_[k_++ % p_.size ()];
+  return cur_;
+}
+
 double
 b2b_ms (cudaStream_t stream, const std::function<void (cudaStream_t)> &fn,
     int runs)

@@ -47,6 +47,27 @@ struct Workspace {
   ~Workspace () { if (p) cudaFree (p); }
 };
 
+/* n device copies of the `bytes` bytes at `frame` (the first is the frame
+ * itself). Calls that take next() each time find nothing of their input in
+ * L2 from the call before, as a pipeline's frames do: back-to-back calls on
+ * one input find much of a 33 MB 8K plane there (the H100's L2 is 50 MB). */
+constexpr int kFrames = 4;
+class FrameCopies {
+ public:
+  FrameCopies (const void *frame, size_t bytes, int n = kFrames);
+  ~FrameCopies ();
+  FrameCopies (const FrameCopies &) = delete;
+  FrameCopies &operator= (const FrameCopies &) = delete;
+  /* the next copy, in turn; also what cur() and *cur_ptr() give after */
+  uint8_t *next ();
+  uint8_t *cur () const { return cur_; }
+  uint8_t *const *cur_ptr () const { return &cur_; }
+ private:
+  std::vector<uint8_t *> p_;
+  uint8_t *cur_ = nullptr;
+  size_t k_ = 0;
+};
+
 struct Timing {
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int runs = 0;

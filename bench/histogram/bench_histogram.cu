@@ -373,7 +373,7 @@ time_floors (Ctx &c, const Frame &f, std::vector<Row> &rows)
 /* CUB's histogram of a plane (257 levels over [0, 256) = one bin per
  * value) into c.cub_out[0], its temporary storage sized: what the bench
  * times and --profile launches. src: where each call finds the frame's
- * bytes (Copies::cur), f.d if null. */
+ * bytes (bench::FrameCopies::cur_ptr), f.d if null. */
 std::function<void (cudaStream_t)>
 cub_plane_fn (Ctx &c, const Frame &f, uint8_t *const *src = nullptr)
 {
@@ -415,42 +415,17 @@ cub_rgb_fn (Ctx &c, const Frame &f, uint8_t *const *src = nullptr)
   };
 }
 
-/* kFrames device copies of a frame; calls that take the next one each time
- * (advance, then read cur) find nothing of their input in L2 from the call
- * before, as a pipeline's frames do (a plane of 8 MB or more times 4 is
- * beyond the H100's 50 MB L2 from 4K up). */
-constexpr int kFrames = 4;
-
-struct Copies {
-  std::vector<uint8_t *> p;
-  uint8_t *cur = nullptr;
-  size_t k = 0;
-  explicit Copies (const Frame &f) {
-    p.push_back (f.d);
-    for (int i = 1; i < kFrames; i++) {
-      uint8_t *d;
-      BENCH_CHECK (cudaMalloc (&d, f.bytes ()));
-      BENCH_CHECK (cudaMemcpy (d, f.d, f.bytes (), cudaMemcpyDeviceToDevice));
-      p.push_back (d);
-    }
-    cur = f.d;
-  }
-  ~Copies () { for (size_t i = 1; i < p.size (); i++) cudaFree (p[i]); }
-  Copies (const Copies &) = delete;
-  Copies &operator= (const Copies &) = delete;
-  void advance () { cur = p[k++ % p.size ()]; }
-};
-
 /* Ours (automatic; channels 0 .. n - 1 of f, n 1: a plane, 3: R, G, B of
  * RGBA), CUB's (cub: cub_plane_fn or cub_rgb_fn) and the read-only floor
- * on kFrames frames in turn, reported as case `kase`. */
+ * on bench::kFrames frames in turn (bench::FrameCopies), reported as case
+ * `kase`. */
 void
 bench_frames (Ctx &c, const char *kase, const Frame &f, int n, Fill fill,
     const std::vector<uint32_t> &want,
     std::function<void (cudaStream_t)> (*cub) (Ctx &, const Frame &,
         uint8_t *const *))
 {
-  Copies cp (f);
+  bench::FrameCopies cp (f.d, f.bytes ());
   std::vector<cip::HistInput> dev;
   for (int ch = 0; ch < n; ch++) {
     cip::HistInput in;
@@ -458,26 +433,25 @@ bench_frames (Ctx &c, const char *kase, const Frame &f, int n, Fill fill,
     dev.push_back (in);
   }
   auto ours = [&] (cudaStream_t s) {
-    cp.advance ();
+    const uint8_t *d = cp.next ();
     for (int ch = 0; ch < n; ch++)
-      dev[ch].view.data = cp.cur + ch;
+      dev[ch].view.data = d + ch;
     if (cip::histogram (dev.data (), n, 256, c.out, false, c.ws, c.ws_bytes, s,
             cip::HistAlgorithm::automatic) != cip::Status::ok) {
       fprintf (stderr, "histogram failed (%s)\n", cip::last_cuda_error ());
       exit (2);
     }
   };
-  const auto cub_once = cub (c, f, &cp.cur);
+  const auto cub_once = cub (c, f, cp.cur_ptr ());
   auto lib = [&] (cudaStream_t s) {
-    cp.advance ();
+    cp.next ();
     cub_once (s);
   };
   int sms = 0;
   BENCH_CHECK (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, 0));
   auto read_fn = [&] (cudaStream_t s) {
-    cp.advance ();
-    floor_read<<<2 * sms, 512, 0, s>>> (reinterpret_cast<const uint4 *> (cp.cur),
-        f.bytes () / 16, c.out);
+    floor_read<<<2 * sms, 512, 0, s>>> (reinterpret_cast<const uint4 *> (
+            cp.next ()), f.bytes () / 16, c.out);
   };
   /* each frame once, then the last output checked */
   std::vector<Row> rows;
@@ -486,7 +460,7 @@ bench_frames (Ctx &c, const char *kase, const Frame &f, int n, Fill fill,
     for (int k = 0; k < n; k++)
       BENCH_CHECK (cudaMemset (is_ours ? c.out + 256 * k : c.cub_out[k], 0xA5,
               256 * 4));
-    for (int i = 0; i < kFrames; i++)
+    for (int i = 0; i < bench::kFrames; i++)
       is_ours ? ours (c.stream) : lib (c.stream);
     bool ok = true;
     for (int k = 0; k < n; k++)

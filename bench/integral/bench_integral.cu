@@ -327,20 +327,11 @@ time_ours (Context &cx, const Image &im, cip::SatType type, bool squared,
     d.sqsum = static_cast<uint64_t *> (sq.dev);
     d.sqsum_pitch = sq.pitch;
   }
-  /* frames > 1: calls cycle through copies of the input, as a pipeline's
-   * frames do, so that no call finds its input in L2 from the one before */
-  std::vector<uint8_t *> copies (1, im.dev);
-  for (int i = 1; i < frames; i++) {
-    uint8_t *c;
-    BENCH_CHECK (cudaMalloc (&c, im.pitch * im.h));
-    BENCH_CHECK (cudaMemcpy (c, im.dev, im.pitch * im.h,
-            cudaMemcpyDeviceToDevice));
-    copies.push_back (c);
-  }
+  /* frames > 1: calls take the input's copies in turn */
+  bench::FrameCopies copies (im.dev, im.pitch * im.h, frames);
   cip::ImageView v = dev_view (im);
-  size_t call = 0;
   auto run = [&] (cudaStream_t st) {
-    v.data = copies[call++ % copies.size ()];
+    v.data = copies.next ();
     cip::Status s = cip::integral (v, type, d, cx.ws.p, cx.ws.n, st, algo);
     if (s != cip::Status::ok) {
       fprintf (stderr, "%s: %s (%s)\n", what.c_str (), cip::status_string (s),
@@ -367,8 +358,6 @@ time_ours (Context &cx, const Image &im, cip::SatType type, bool squared,
   const bench::Timing t = bench::time_ms (cx.stream, run, cx.runs, 10);
   if (b2b)
     *b2b = bench::b2b_ms (cx.stream, run, cx.runs);
-  for (size_t i = 1; i < copies.size (); i++)
-    BENCH_CHECK (cudaFree (copies[i]));
   return t;
 }
 
@@ -525,7 +514,7 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
     const cip::detail::SatTuning before = cip::detail::sat_get_tuning ();
     const double b = bytes_moved (s, cip::SatType::u32, false);
     for (int l2 : { 0, 1, 2 })
-      for (int frames : { 1, 4 }) {
+      for (int frames : { 1, bench::kFrames }) {
         if (l2 == 0 && frames == 1)
           continue;             /* the tiled row above */
         cip::detail::SatTuning tu = before;
