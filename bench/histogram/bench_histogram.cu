@@ -23,7 +23,8 @@
  * call after warm-up, and b2b (bench::b2b_ms: bench::kB2B calls back to back per
  * event pair, per call); GB/s counts the input bytes read once (single
  * call). Planes and RGBA frames are also timed on 4 copies in turn (cases
- * plane4f and rgba4f: ours automatic, CUB's and the read-only floor), so
+ * plane4f and rgba4f: ours automatic, CUB's, the read-only floor and one
+ * with four 16-byte loads in flight a thread), so
  * that no call finds its input in L2 from the call before. --json PATH
  * appends one JSON object per measurement. --profile:
  * only a few calls of ours and CUB's on 4K planes and RGBA frames (for ncu).
@@ -354,6 +355,27 @@ floor_read (const uint4 *p, size_t n16, uint32_t *sink)
     *sink = acc;
 }
 
+/* The same with four 16-byte loads in flight a thread (64 bytes a step;
+ * a tail of fewer than 64 bytes is not read): what reading alone takes
+ * when the loads, not their number in flight, set the pace. */
+__global__ void __launch_bounds__ (512)
+floor_read4 (const uint4 *p, size_t n64, uint32_t *sink)
+{
+  uint32_t acc = 0;
+  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n64;
+      i += (size_t) gridDim.x * blockDim.x) {
+    uint4 v[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      v[k] = __ldg (p + 4 * i + k);
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      acc += v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
+  }
+  if (acc == 0xFFFFFFFFu)
+    *sink = acc;
+}
+
 void
 time_floors (Ctx &c, const Frame &f, std::vector<Row> &rows)
 {
@@ -453,6 +475,10 @@ bench_frames (Ctx &c, const char *kase, const Frame &f, int n, Fill fill,
     floor_read<<<2 * sms, 512, 0, s>>> (reinterpret_cast<const uint4 *> (
             cp.next ()), f.bytes () / 16, c.out);
   };
+  auto read4_fn = [&] (cudaStream_t s) {
+    floor_read4<<<2 * sms, 512, 0, s>>> (reinterpret_cast<const uint4 *> (
+            cp.next ()), f.bytes () / 64, c.out);
+  };
   /* each frame once, then the last output checked */
   std::vector<Row> rows;
   for (int pass = 0; pass < 2; pass++) {
@@ -472,6 +498,7 @@ bench_frames (Ctx &c, const char *kase, const Frame &f, int n, Fill fill,
             is_ours ? std::function<void (cudaStream_t)> (ours) : lib, ok));
   }
   rows.push_back (timed (c, "floor: read-only kernel, 4 frames", read_fn, true));
+  rows.push_back (timed (c, "floor: read x4 kernel, 4 frames", read4_fn, true));
   BENCH_CHECK (cudaGetLastError ());
   report (c, kase, f.w, f.h, fill, f.bytes (), rows);
 }
