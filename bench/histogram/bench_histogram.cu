@@ -25,7 +25,9 @@
  * call). Planes and RGBA frames are also timed on 4 copies in turn (cases
  * plane4f and rgba4f: ours automatic, CUB's, the read-only floor and one
  * with four 16-byte loads in flight a thread), so
- * that no call finds its input in L2 from the call before. --json PATH
+ * that no call finds its input in L2 from the call before;
+ * --frames-shapes runs only these, up to 8K, with every launch shape of
+ * replicated too. --json PATH
  * appends one JSON object per measurement. --profile:
  * only a few calls of ours and CUB's on 4K planes and RGBA frames (for ncu).
  */
@@ -210,6 +212,7 @@ npp_buffer_size (NppiSize roi, NppStreamContext ctx)
 
 struct Ctx {
   cudaStream_t stream = nullptr;
+  bool frames_shapes = false;     /* --frames-shapes */
   bench::Args args;
   bench::JsonLines *json = nullptr;
   std::string device;
@@ -454,12 +457,13 @@ bench_frames (Ctx &c, const char *kase, const Frame &f, int n, Fill fill,
     in.view = f.view (true, ch);
     dev.push_back (in);
   }
+  cip::HistAlgorithm algo = cip::HistAlgorithm::automatic;
   auto ours = [&] (cudaStream_t s) {
     const uint8_t *d = cp.next ();
     for (int ch = 0; ch < n; ch++)
       dev[ch].view.data = d + ch;
     if (cip::histogram (dev.data (), n, 256, c.out, false, c.ws, c.ws_bytes, s,
-            cip::HistAlgorithm::automatic) != cip::Status::ok) {
+            algo) != cip::Status::ok) {
       fprintf (stderr, "histogram failed (%s)\n", cip::last_cuda_error ());
       exit (2);
     }
@@ -479,10 +483,9 @@ bench_frames (Ctx &c, const char *kase, const Frame &f, int n, Fill fill,
     floor_read4<<<2 * sms, 512, 0, s>>> (reinterpret_cast<const uint4 *> (
             cp.next ()), f.bytes () / 64, c.out);
   };
-  /* each frame once, then the last output checked */
+  /* each frame once, then the last output checked, then timed */
   std::vector<Row> rows;
-  for (int pass = 0; pass < 2; pass++) {
-    const bool is_ours = pass == 0;
+  auto one = [&] (const std::string &name, bool is_ours) {
     for (int k = 0; k < n; k++)
       BENCH_CHECK (cudaMemset (is_ours ? c.out + 256 * k : c.cub_out[k], 0xA5,
               256 * 4));
@@ -493,10 +496,21 @@ bench_frames (Ctx &c, const char *kase, const Frame &f, int n, Fill fill,
       ok = verify (is_ours ? c.out + 256 * k : c.cub_out[k],
           std::vector<uint32_t> (want.begin () + 256 * k,
               want.begin () + 256 * (k + 1)), kase) && ok;
-    rows.push_back (timed (c, is_ours ? "automatic, 4 frames" : n == 1 ?
-            "cub HistogramEven, 4 frames" : "cub MultiHistogramEven<4,3>, 4 frames",
-            is_ours ? std::function<void (cudaStream_t)> (ours) : lib, ok));
+    rows.push_back (timed (c, name, is_ours ?
+            std::function<void (cudaStream_t)> (ours) : lib, ok));
+  };
+  one ("automatic, 4 frames", true);
+  one (n == 1 ? "cub HistogramEven, 4 frames" :
+      "cub MultiHistogramEven<4,3>, 4 frames", false);
+  /* --frames-shapes: replicated with every launch shape too */
+  algo = cip::HistAlgorithm::replicated;
+  for (int k = 1; c.frames_shapes && k < cip::histogram_debug_shape_count ();
+      k++) {
+    cip::histogram_debug_shape (k);
+    one (std::string ("replicated/") + cip::histogram_debug_shape_name (k) +
+        ", 4 frames", true);
   }
+  cip::histogram_debug_shape (-1);
   rows.push_back (timed (c, "floor: read-only kernel, 4 frames", read_fn, true));
   rows.push_back (timed (c, "floor: read x4 kernel, 4 frames", read4_fn, true));
   BENCH_CHECK (cudaGetLastError ());
@@ -834,9 +848,32 @@ main (int argc, char **argv)
   if (c.args.quick)
     sizes.resize (2);
   const Fill fills[] = { Fill::random, Fill::constant, Fill::natural };
-  bool wide_only = false;
-  for (int i = 1; i < argc; i++)
+  bool wide_only = false, frames_only = false;
+  for (int i = 1; i < argc; i++) {
     wide_only = wide_only || strcmp (argv[i], "--wide") == 0;
+    if (strcmp (argv[i], "--frames-shapes") == 0)
+      c.frames_shapes = frames_only = true;
+  }
+  if (frames_only) {
+    /* only the frames-in-turn cases, with every launch shape */
+    for (Size s : sizes)
+      for (Fill f : fills) {
+        if (s.w > 7680)
+          continue;
+        {
+          Frame fr (s.w, s.h, 1, f, 1);
+          Inputs in;
+          in.add (fr, 0);
+          bench_frames (c, "plane4f", fr, 1, f, reference (in), cub_plane_fn);
+        }
+        Frame fr (s.w, s.h, 4, f, 2);
+        Inputs rgb;
+        for (int ch = 0; ch < 3; ch++)
+          rgb.add (fr, ch);
+        bench_frames (c, "rgba4f", fr, 3, f, reference (rgb), cub_rgb_fn);
+      }
+    return 0;
+  }
   for (Size s : { Size { 1920, 1080 }, Size { 3840, 2160 } })
     for (int bins : { 1024, 4096, 65536 })
       for (Fill f : fills)
