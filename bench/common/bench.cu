@@ -46,6 +46,9 @@ FrameCopies::FrameCopies (const void *frame, size_t bytes, int n)
     BENCH_CHECK (cudaMemcpy (d, frame, bytes, cudaMemcpyDeviceToDevice));
     p_.push_back (d);
   }
+  /* a device-to-device cudaMemcpy may return before the copy is done, and
+   * the benches read on non-blocking streams */
+  BENCH_CHECK (cudaDeviceSynchronize ());
   cur_ = p_[0];
 }
 

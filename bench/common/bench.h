@@ -48,9 +48,12 @@ struct Workspace {
 };
 
 /* n device copies of the `bytes` bytes at `frame` (the first is the frame
- * itself). Calls that take next() each time find nothing of their input in
- * L2 from the call before, as a pipeline's frames do: back-to-back calls on
- * one input find much of a 33 MB 8K plane there (the H100's L2 is 50 MB). */
+ * itself; the copies are identical, so a check of the output checks the
+ * path, not which copy was read). Calls that take next() in turn find less
+ * of their input in L2 from the call before, as a pipeline's frames do:
+ * back-to-back calls on one input find much of a 33 MB 8K plane there (the
+ * H100's L2 is 50 MB). Only where n times the bytes a call touches exceeds
+ * L2 is nothing left (not so for 4 copies of a 4K plane, 8.3 MB). */
 constexpr int kFrames = 4;
 class FrameCopies {
  public:

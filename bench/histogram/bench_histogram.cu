@@ -26,8 +26,8 @@
  * plane4f and rgba4f: ours automatic, CUB's, the read-only floor and one
  * with four 16-byte loads in flight a thread), so
  * that no call finds its input in L2 from the call before;
- * --frames-shapes runs only these, up to 8K, with every launch shape of
- * replicated too. --json PATH
+ * --frames-shapes runs only these, up to 8K, with the other launch shapes
+ * of replicated too. --json PATH
  * appends one JSON object per measurement. --profile:
  * only a few calls of ours and CUB's on 4K planes and RGBA frames (for ncu).
  */
@@ -299,22 +299,27 @@ const cip::HistAlgorithm our_algos[] = { cip::HistAlgorithm::automatic,
   cip::HistAlgorithm::replicated, cip::HistAlgorithm::packed16,
   cip::HistAlgorithm::packed8, cip::HistAlgorithm::warp_aggregated };
 
+/* Calls fn (suffix) with each launch shape but the first of replicated set
+ * (cip::histogram_debug_shape(); suffix "/<shape>"), then restores the
+ * pick. */
+void
+each_shape (const std::function<void (const std::string &)> &fn)
+{
+  for (int k = 1; k < cip::histogram_debug_shape_count (); k++) {
+    cip::histogram_debug_shape (k);
+    fn (std::string ("/") + cip::histogram_debug_shape_name (k));
+  }
+  cip::histogram_debug_shape (-1);
+}
+
 /* Times our histogram() on `in` with every algorithm (the shape automatic
  * picks), then replicated with every other launch shape (rows
- * "replicated/<shape>", cip::histogram_debug_shape()). */
+ * "replicated/<shape>", each_shape). */
 void
 time_ours (Ctx &c, const Inputs &in, const std::vector<uint32_t> &want,
     const char *prefix, std::vector<Row> &rows)
 {
-  struct Run { cip::HistAlgorithm a; int shape; };
-  std::vector<Run> runs;
-  for (cip::HistAlgorithm a : our_algos)
-    runs.push_back ({ a, -1 });
-  for (int k = 1; k < cip::histogram_debug_shape_count (); k++)
-    runs.push_back ({ cip::HistAlgorithm::replicated, k });
-  for (const Run &r : runs) {
-    const cip::HistAlgorithm a = r.a;
-    cip::histogram_debug_shape (r.shape);
+  auto one = [&] (cip::HistAlgorithm a, const std::string &suffix) {
     auto fn = [&] (cudaStream_t s) {
       cip::Status st = cip::histogram (in.dev.data (), in.n (), 256, c.out, false,
           c.ws, c.ws_bytes, s, a);
@@ -324,15 +329,18 @@ time_ours (Ctx &c, const Inputs &in, const std::vector<uint32_t> &want,
         exit (2);
       }
     };
-    std::string name = std::string (prefix) + cip::hist_algorithm_name (a);
-    if (r.shape > 0)
-      name += std::string ("/") + cip::histogram_debug_shape_name (r.shape);
+    const std::string name = std::string (prefix) +
+        cip::hist_algorithm_name (a) + suffix;
     BENCH_CHECK (cudaMemset (c.out, 0xA5, 4 * 256 * 4));
     fn (c.stream);
     const bool ok = verify (c.out, want, name.c_str ());
     rows.push_back (timed (c, name, fn, ok));
-  }
-  cip::histogram_debug_shape (-1);
+  };
+  for (cip::HistAlgorithm a : our_algos)
+    one (a, "");
+  each_shape ([&] (const std::string &suffix) {
+        one (cip::HistAlgorithm::replicated, suffix);
+      });
 }
 
 /* Floors of a one-launch histogram, timed like the rest: an empty kernel
@@ -358,19 +366,23 @@ floor_read (const uint4 *p, size_t n16, uint32_t *sink)
     *sink = acc;
 }
 
-/* The same with four 16-byte loads in flight a thread (64 bytes a step;
- * a tail of fewer than 64 bytes is not read): what reading alone takes
- * when the loads, not their number in flight, set the pace. */
+/* The same with four 16-byte loads in flight a thread: a warp reads 2 KB
+ * a step, each load 512 contiguous bytes (a tail under 2 KB is not read):
+ * what reading alone takes when the loads, not their number in flight, set
+ * the pace. */
 __global__ void __launch_bounds__ (512)
-floor_read4 (const uint4 *p, size_t n64, uint32_t *sink)
+floor_read4 (const uint4 *p, size_t n2k, uint32_t *sink)
 {
+  const int lane = threadIdx.x & 31;
+  const size_t nwarps = (size_t) gridDim.x * blockDim.x / 32;
   uint32_t acc = 0;
-  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n64;
-      i += (size_t) gridDim.x * blockDim.x) {
+  for (size_t c = (blockIdx.x * (size_t) blockDim.x + threadIdx.x) / 32;
+      c < n2k; c += nwarps) {
+    const uint4 *q = p + c * 128 + lane;
     uint4 v[4];
 #pragma unroll
     for (int k = 0; k < 4; k++)
-      v[k] = __ldg (p + 4 * i + k);
+      v[k] = __ldg (q + 32 * k);
 #pragma unroll
     for (int k = 0; k < 4; k++)
       acc += v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
@@ -420,7 +432,6 @@ cub_plane_fn (Ctx &c, const Frame &f, uint8_t *const *src = nullptr)
 std::function<void (cudaStream_t)>
 cub_rgb_fn (Ctx &c, const Frame &f, uint8_t *const *src = nullptr)
 {
-  const unsigned char *samples = f.d;
   if (!src)
     src = &f.d;
   const ::cuda::std::array<unsigned int *, 3> outs { c.cub_out[0],
@@ -429,7 +440,7 @@ cub_rgb_fn (Ctx &c, const Frame &f, uint8_t *const *src = nullptr)
   const ::cuda::std::array<int, 3> lower { 0, 0, 0 }, upper { 256, 256, 256 };
   size_t tb = 0;
   BENCH_CHECK ((cub::DeviceHistogram::MultiHistogramEven<4, 3> (nullptr, tb,
-              samples, outs, levels, lower, upper, f.w, f.h, f.pitch,
+              f.d, outs, levels, lower, upper, f.w, f.h, f.pitch,
               c.stream)));
   ensure_cub_temp (c, tb);
   return [&c, &f, src, outs, levels, lower, upper] (cudaStream_t s) {
@@ -481,14 +492,14 @@ bench_frames (Ctx &c, const char *kase, const Frame &f, int n, Fill fill,
   };
   auto read4_fn = [&] (cudaStream_t s) {
     floor_read4<<<2 * sms, 512, 0, s>>> (reinterpret_cast<const uint4 *> (
-            cp.next ()), f.bytes () / 64, c.out);
+            cp.next ()), f.bytes () / 2048, c.out);
   };
   /* each frame once, then the last output checked, then timed */
   std::vector<Row> rows;
   auto one = [&] (const std::string &name, bool is_ours) {
     for (int k = 0; k < n; k++)
-      BENCH_CHECK (cudaMemset (is_ours ? c.out + 256 * k : c.cub_out[k], 0xA5,
-              256 * 4));
+      BENCH_CHECK (cudaMemsetAsync (is_ours ? c.out + 256 * k : c.cub_out[k],
+              0xA5, 256 * 4, c.stream));
     for (int i = 0; i < bench::kFrames; i++)
       is_ours ? ours (c.stream) : lib (c.stream);
     bool ok = true;
@@ -502,15 +513,12 @@ bench_frames (Ctx &c, const char *kase, const Frame &f, int n, Fill fill,
   one ("automatic, 4 frames", true);
   one (n == 1 ? "cub HistogramEven, 4 frames" :
       "cub MultiHistogramEven<4,3>, 4 frames", false);
-  /* --frames-shapes: replicated with every launch shape too */
+  /* --frames-shapes: replicated with the other launch shapes too */
   algo = cip::HistAlgorithm::replicated;
-  for (int k = 1; c.frames_shapes && k < cip::histogram_debug_shape_count ();
-      k++) {
-    cip::histogram_debug_shape (k);
-    one (std::string ("replicated/") + cip::histogram_debug_shape_name (k) +
-        ", 4 frames", true);
-  }
-  cip::histogram_debug_shape (-1);
+  if (c.frames_shapes)
+    each_shape ([&] (const std::string &suffix) {
+          one ("replicated" + suffix + ", 4 frames", true);
+        });
   rows.push_back (timed (c, "floor: read-only kernel, 4 frames", read_fn, true));
   rows.push_back (timed (c, "floor: read x4 kernel, 4 frames", read4_fn, true));
   BENCH_CHECK (cudaGetLastError ());
@@ -524,6 +532,10 @@ bench_plane (Ctx &c, int w, int h, Fill fill)
   Inputs in;
   in.add (f, 0);
   const std::vector<uint32_t> want = reference (in);
+  if (c.frames_shapes) {
+    bench_frames (c, "plane4f", f, 1, fill, want, cub_plane_fn);
+    return;
+  }
   std::vector<Row> rows;
   time_ours (c, in, want, "", rows);
 
@@ -571,7 +583,12 @@ bench_rgba (Ctx &c, int w, int h, Fill fill)
     rgbl.add (f, ch);
   }
   rgbl.add (f, 0, cip::HistSource::luma_rgb);
-  const std::vector<uint32_t> want3 = reference (rgb), want4 = reference (rgbl);
+  const std::vector<uint32_t> want3 = reference (rgb);
+  if (c.frames_shapes) {
+    bench_frames (c, "rgba4f", f, 3, fill, want3, cub_rgb_fn);
+    return;
+  }
+  const std::vector<uint32_t> want4 = reference (rgbl);
   std::vector<Row> rows;
   time_ours (c, rgb, want3, "rgb ", rows);
   time_ours (c, rgbl, want4, "rgb+luma ", rows);
@@ -855,23 +872,13 @@ main (int argc, char **argv)
       c.frames_shapes = frames_only = true;
   }
   if (frames_only) {
-    /* only the frames-in-turn cases, with every launch shape */
+    /* only the frames-in-turn cases, with the launch shapes */
     for (Size s : sizes)
-      for (Fill f : fills) {
-        if (s.w > 7680)
-          continue;
-        {
-          Frame fr (s.w, s.h, 1, f, 1);
-          Inputs in;
-          in.add (fr, 0);
-          bench_frames (c, "plane4f", fr, 1, f, reference (in), cub_plane_fn);
+      for (Fill f : fills)
+        if (s.w <= 7680) {
+          bench_plane (c, s.w, s.h, f);
+          bench_rgba (c, s.w, s.h, f);
         }
-        Frame fr (s.w, s.h, 4, f, 2);
-        Inputs rgb;
-        for (int ch = 0; ch < 3; ch++)
-          rgb.add (fr, ch);
-        bench_frames (c, "rgba4f", fr, 3, f, reference (rgb), cub_rgb_fn);
-      }
     return 0;
   }
   for (Size s : { Size { 1920, 1080 }, Size { 3840, 2160 } })

@@ -28,6 +28,7 @@
  * path's rows per strip and block size cap (u32, u64, u32 + squares). */
 #include <algorithm>
 #include <cinttypes>
+#include <functional>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -508,53 +509,47 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
     }
   }
 
-  if (!sweep) {
-    /* tiled with its input kept in L2 between the passes or not (the
-     * automatic choice is above), on one input and on 4 frames in turn */
-    const cip::detail::SatTuning before = cip::detail::sat_get_tuning ();
-    const double b = bytes_moved (s, cip::SatType::u32, false);
-    for (int l2 : { 0, 1, 2 })
-      for (int frames : { 1, bench::kFrames }) {
-        if (l2 == 0 && frames == 1)
-          continue;             /* the tiled row above */
-        cip::detail::SatTuning tu = before;
-        tu.tiled_l2 = l2;
-        cip::detail::sat_set_tuning (tu);
-        const std::string name = std::string ("tiled u32") +
-            (l2 == 0 ? "" : l2 == 1 ? ", L2 off" : ", L2 on") +
-            (frames > 1 ? ", 4 frames" : "");
-        double b2b = 0;
-        bench::Timing t = time_ours (cx, im, cip::SatType::u32, false,
-            cip::SatAlgorithm::tiled, ref32, sz + " " + name, &b2b, frames);
-        Row r { sz, name, t.median_ms, b / (t.median_ms * 1e6),
-          100.0 * floor32 / t.median_ms, npp_ms > 0 ? npp_ms / t.median_ms : 0,
-          b2b, npp_b2b };
-        emit (cx, r, input, floor32, bench::kv ("tiled_l2", (double) l2) +
-            ", " + bench::kv ("frames", (double) frames) + ", " +
-            bench::kv ("min_ms", t.min_ms));
-      }
-    cip::detail::sat_set_tuning (before);
-  }
-
-  if (cip::detail::sat_config (s.w, s.h, cip::SatType::u32, false,
-          cip::SatAlgorithm::tiled).grouped) {
-    /* tiled's three launches where the grouped two serve, for comparison */
+  /* tiled u32 (verified, timed, a row `name`) with the tuning edited by
+   * tune, on `frames` copies of the input in turn; the tuning restored */
+  auto tuned_row = [&] (const std::string &name, int frames,
+      const std::function<void (cip::detail::SatTuning &)> &tune,
+      const std::string &extra) {
     const cip::detail::SatTuning before = cip::detail::sat_get_tuning ();
     cip::detail::SatTuning tu = before;
-    tu.tiled_ungrouped = 1;
+    tune (tu);
     cip::detail::sat_set_tuning (tu);
     const double b = bytes_moved (s, cip::SatType::u32, false);
     double b2b = 0;
     bench::Timing t = time_ours (cx, im, cip::SatType::u32, false,
-        cip::SatAlgorithm::tiled, ref32, sz + " tiled 3 launches", &b2b);
-    Row r { sz, "tiled u32, 3 launches", t.median_ms, b / (t.median_ms * 1e6),
-      100.0 * floor32 / t.median_ms, npp_ms > 0 ? npp_ms / t.median_ms : 0, b2b,
-      npp_b2b };
-    emit (cx, r, input, floor32, bench::kv ("config", config_string (s,
-                cip::SatType::u32, false, cip::SatAlgorithm::tiled) +
-            " three launches") + ", " + bench::kv ("min_ms", t.min_ms));
+        cip::SatAlgorithm::tiled, ref32, sz + " " + name, &b2b, frames);
+    Row r { sz, name, t.median_ms, b / (t.median_ms * 1e6),
+      100.0 * floor32 / t.median_ms, npp_ms > 0 ? npp_ms / t.median_ms : 0,
+      b2b, npp_b2b };
+    emit (cx, r, input, floor32, extra + ", " + bench::kv ("min_ms",
+            t.min_ms));
     cip::detail::sat_set_tuning (before);
-  }
+  };
+
+  /* tiled with its input kept in L2 between the passes or not (the
+   * automatic choice is above), on one input and on 4 frames in turn */
+  for (int l2 : { 0, 1, 2 })
+    for (int frames : { 1, bench::kFrames }) {
+      if (sweep || (l2 == 0 && frames == 1))
+        continue;               /* the tiled row above */
+      tuned_row (std::string ("tiled u32") + (l2 == 0 ? "" : l2 == 1 ?
+              ", L2 off" : ", L2 on") + (frames > 1 ? ", 4 frames" : ""),
+          frames, [l2] (cip::detail::SatTuning &t) { t.tiled_l2 = l2; },
+          bench::kv ("tiled_l2", (double) l2) + ", " + bench::kv ("frames",
+              (double) frames));
+    }
+
+  /* tiled's three launches where the grouped two serve, for comparison */
+  if (cip::detail::sat_config (s.w, s.h, cip::SatType::u32, false,
+          cip::SatAlgorithm::tiled).grouped)
+    tuned_row ("tiled u32, 3 launches", 1,
+        [] (cip::detail::SatTuning &t) { t.tiled_ungrouped = 1; },
+        bench::kv ("config", config_string (s, cip::SatType::u32, false,
+                cip::SatAlgorithm::tiled) + " three launches"));
 
   if (sweep) {
     printf ("-- sweep at %s (u32): TH = rows per strip, K = look-back bound, "

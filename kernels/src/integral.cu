@@ -1187,10 +1187,11 @@ struct TiledParams : detail::SatTiles {
   size_t sum_pitch;
 };
 
-/* The L2 policy of tiled's input loads (sm_80 on). The first pass reads
- * the input once more than a one-pass SAT would; where keep_in_l2, it marks
- * the lines evict_last and the output pass reads them evict_first, so that
- * the second read comes from L2 and leaves nothing pinned. */
+/* The L2 policy of tiled's input loads (sm_80 on). The output pass reads
+ * the input a second time, which a one-pass SAT would not; where
+ * keep_in_l2, the first pass marks the lines evict_last and the output pass
+ * reads them evict_first, so that the second read comes from L2 and leaves
+ * nothing pinned. */
 __device__ __forceinline__ uint64_t
 tiled_input_policy (const detail::SatTiles &p, bool first_pass)
 {
@@ -1217,7 +1218,9 @@ tiled_word (const detail::SatTiles &p, int y, int x, uint64_t pol)
   if (p.aligned_in && x + 4 <= p.width) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     uint32_t v;
-    asm ("ld.global.nc.L2::cache_hint.u32 %0, [%1], %2;" : "=r" (v)
+    /* volatile, as __ldg's asm is: stays where it is written (before
+     * griddepcontrol.wait in the output pass) */
+    asm volatile ("ld.global.nc.L2::cache_hint.u32 %0, [%1], %2;" : "=r" (v)
         : "l" (s), "l" (pol));
     return v;
 #else
@@ -2090,8 +2093,8 @@ run_tiled (const ImageView &src, SatType type, const SatDest &dst,
   static_cast<detail::SatTiles &> (p) = tiled_tables_of (src, ws, l, th,
       tiled_grouped (src.width, th));
   const int l2 = g_tuning.tiled_l2;
-  /* measured on the H100 (50 MB L2): a gain up to 16384 x 4096 (1.3 L2),
-   * a loss at 16384^2 (5.4 L2) */
+  /* measured on the H100 (50 MiB L2): a gain up to 16384 x 4096 (1.3 L2),
+   * a loss at 16384^2 (5.1 L2) */
   p.keep_in_l2 = l2 == 2 || (l2 == 0 && (size_t) src.width * src.height <=
           (size_t) detail::l2_cache_bytes () / 2 * 3);
   p.sum = dst.sum;

@@ -1236,19 +1236,24 @@ GST_START_TEST (test_gpu_tiled)
       one (4096, 4352, Content::all255, PitchMode::aligned256, vs[1]);
   }
   /* the input's L2 policy forced off (evict_normal loads) and on (the
-   * first pass evict_last, the output pass evict_first); by default planes
-   * up to 3/2 of L2 run with it on, so every case above does */
-  for (int l2 : { 1, 2 }) {
-    cip::detail::SatTuning t = saved;
-    t.tiled_l2 = l2;
-    cip::detail::sat_set_tuning (t);
-    for (int w : { 5, 641 })
-      for (const Variant &v : vs) {
-        one (w, 33, Content::random, PitchMode::aligned256, v);
-        one (w, 33, Content::random, PitchMode::odd, v);
-      }
-    one (3840, sm ? 40 : 300, Content::natural, PitchMode::aligned256, vs[0]);
-  }
+   * first pass evict_last, the output pass evict_first), grouped, in three
+   * launches and with 32-row tiles; by default (sm_80 on) planes up to 3/2
+   * of the device's L2 run with it on */
+  struct Shape { int th, ug; };
+  for (int l2 : { 1, 2 })
+    for (const Shape &sh : { Shape { 16, 0 }, Shape { 16, 1 }, Shape { 32, 0 } }) {
+      cip::detail::SatTuning t = saved;
+      t.tiled_l2 = l2;
+      t.th_tiled = sh.th;
+      t.tiled_ungrouped = sh.ug;
+      cip::detail::sat_set_tuning (t);
+      for (int w : { 5, 641 })
+        for (const Variant &v : vs) {
+          one (w, 33, Content::random, PitchMode::aligned256, v);
+          one (w, 33, Content::random, PitchMode::odd, v);
+        }
+      one (3840, sm ? 40 : 300, Content::natural, PitchMode::aligned256, vs[0]);
+    }
   cip::detail::sat_set_tuning (saved);
   if (!sm)
     for (const Variant &v : vs)
