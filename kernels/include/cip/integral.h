@@ -36,7 +36,9 @@ enum class SatType { u32, u64 };
  * tiles and the last sums the groups); 8-bit
  * samples with step 1, no squared SAT, a destination of 16-byte aligned
  * address and pitch, sides up to 16384 (other requests for it run
- * multi_pass).
+ * multi_pass). Where the plane takes at most 3/2 of the device's L2
+ * (sm_80 on), its first pass reads it with an evict_last L2 policy and its
+ * last pass evict_first, so that the second read comes from L2.
  * automatic: the faster one for the size and table type, as measured by
  * bench/integral.
  * 16-bit views run multi_pass's kernels on 16-bit samples; single_pass is
