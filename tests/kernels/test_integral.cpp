@@ -1072,15 +1072,17 @@ GST_END_TEST;
 
 /* Tunes `saved` to th rows per strip (multi_pass) or per tile (tiled, with
  * plain stores if `plain`, in three launches where it would run grouped if
- * `ungrouped`) and checks that the launch configuration takes it. */
+ * `ungrouped`, its input's L2 policy as SatTuning::tiled_l2 `l2`) and checks
+ * that the launch configuration takes it. */
 static void
 set_rows (const cip::detail::SatTuning &saved, cip::SatAlgorithm a, int th,
-    int plain = 0, int ungrouped = 0)
+    int plain = 0, int ungrouped = 0, int l2 = 0)
 {
   cip::detail::SatTuning t = saved;
   (a == cip::SatAlgorithm::tiled ? t.th_tiled : t.th_multi) = th;
   t.tiled_plain = plain;
   t.tiled_ungrouped = ungrouped;
+  t.tiled_l2 = l2;
   cip::detail::sat_set_tuning (t);
   const cip::detail::SatConfig cfg = cip::detail::sat_config (100, 100,
       cip::SatType::u32, false, a);
@@ -1242,11 +1244,7 @@ GST_START_TEST (test_gpu_tiled)
   struct Shape { int th, ug; };
   for (int l2 : { 1, 2 })
     for (const Shape &sh : { Shape { 16, 0 }, Shape { 16, 1 }, Shape { 32, 0 } }) {
-      cip::detail::SatTuning t = saved;
-      t.tiled_l2 = l2;
-      t.th_tiled = sh.th;
-      t.tiled_ungrouped = sh.ug;
-      cip::detail::sat_set_tuning (t);
+      set_rows (saved, cip::SatAlgorithm::tiled, sh.th, 0, sh.ug, l2);
       for (int w : { 5, 641 })
         for (const Variant &v : vs) {
           one (w, 33, Content::random, PitchMode::aligned256, v);
