@@ -8,7 +8,8 @@
  *
  * Variants: auto (what the element runs), auto4f (auto on bench::kFrames
  * copies of the frame in turn, so that no call finds its input in L2 from
- * the call before, as in a pipeline), sat (SAT + gather, the SAT
+ * the call before, as in a pipeline), auto-unch and auto4f-unch (the same
+ * with no PDL between calls, detail/launch.cuh), sat (SAT + gather, the SAT
  * recomputed every call), gather (sat with a precomputed SAT: the gather
  * kernel alone), direct (r <= 16), dtile (direct's shared-memory tile kernel
  * at r <= 5, where direct runs its registers kernel), sliding (no table), integral
@@ -45,6 +46,7 @@
 #include "cip/boxfilter.h"
 #include "cip/integral.h"
 #include "detail/boxfilter_plan.h"
+#include "detail/launch.cuh"
 
 #ifdef HAVE_NPP
 #include <npp.h>
@@ -267,10 +269,13 @@ main (int argc, char **argv)
           bool presat;
           bool tile;            /* direct's shared-memory tile kernel */
           bool frames;          /* on bench::kFrames copies in turn */
+          bool unchained = false; /* no PDL between calls (launch.cuh) */
         };
         const Variant variants[] = {
           {"auto", cip::BoxAlgorithm::automatic, false, false, false},
           {"auto4f", cip::BoxAlgorithm::automatic, false, false, true},
+          {"auto-unch", cip::BoxAlgorithm::automatic, false, false, false, true},
+          {"auto4f-unch", cip::BoxAlgorithm::automatic, false, false, true, true},
           {"sat", cip::BoxAlgorithm::sat, false, false, false},
           {"gather", cip::BoxAlgorithm::sat, true, false, false},
           {"direct", cip::BoxAlgorithm::direct, false, false, false},
@@ -287,6 +292,7 @@ main (int argc, char **argv)
           cip::detail::BoxTuning vt = tune;
           vt.direct_tile = v.tile ? 1 : 0;
           cip::detail::box_set_tuning (vt);
+          cip::detail::set_between_calls_pdl (!v.unchained);
           cip::BoxPlane p = proto;
           p.rx = p.ry = r;
           if (v.presat) {
@@ -320,6 +326,7 @@ main (int argc, char **argv)
             notes = cip::box_algorithm_name (cip::boxfilter_pick (p, border));
           report (bname, r, res, notes);
           cip::detail::box_set_tuning (tune);
+          cip::detail::set_between_calls_pdl (true);
           if (v.algo != cip::BoxAlgorithm::automatic && !v.presat && res.verified &&
               (fastest.empty () || res.b2b_ms < fastest_ms)) {
             fastest = v.name;

@@ -23,7 +23,8 @@
  * call after warm-up, and b2b (bench::b2b_ms: bench::kB2B calls back to back per
  * event pair, per call); GB/s counts the input bytes read once (single
  * call). Planes and RGBA frames are also timed on 4 copies in turn (cases
- * plane4f and rgba4f: ours automatic, CUB's, the read-only floor and one
+ * plane4f and rgba4f: ours automatic, with and without PDL between calls
+ * (detail/launch.cuh), CUB's, the read-only floor and one
  * with four 16-byte loads in flight a thread), so
  * that no call finds its input in L2 from the call before;
  * --frames-shapes runs only these, up to 8K, with the other launch shapes
@@ -47,6 +48,7 @@
 #endif
 
 #include "cip/histogram.h"
+#include "detail/launch.cuh"
 
 namespace {
 
@@ -511,6 +513,10 @@ bench_frames (Ctx &c, const char *kase, const Frame &f, int n, Fill fill,
             std::function<void (cudaStream_t)> (ours) : lib, ok));
   };
   one ("automatic, 4 frames", true);
+  /* the same with no PDL between calls (detail/launch.cuh) */
+  cip::detail::set_between_calls_pdl (false);
+  one ("automatic, unchained, 4 frames", true);
+  cip::detail::set_between_calls_pdl (true);
   one (n == 1 ? "cub HistogramEven, 4 frames" :
       "cub MultiHistogramEven<4,3>, 4 frames", false);
   /* --frames-shapes: replicated with the other launch shapes too */

@@ -20,6 +20,7 @@
  * tiled also with three launches where it runs grouped). Every size also
  * times tiled with its input kept in L2 between its passes, and not, on one
  * input and on 4 frames in turn; --l2-sizes adds 16384x2048 and 16384x4096.
+ * Rows "unchained" time tiled with no PDL between calls (detail/launch.cuh).
  * --wide: SATs of 16-bit planes (u32, u64, u32 + squares) at 1080p and UHD.
  * NPP has no 16-bit integral, so each is shown against our 8-bit time on a
  * plane of the same size scaled by the bytes moved (the 8-bit kernels'
@@ -41,6 +42,7 @@
 #include "bench_npp.h"
 #include "cip/integral.h"
 #include "detail/integral_internal.h"
+#include "detail/launch.cuh"
 
 #ifdef HAVE_NPP
 #include <npp.h>
@@ -541,6 +543,18 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
           frames, [l2] (cip::detail::SatTuning &t) { t.tiled_l2 = l2; },
           bench::kv ("tiled_l2", (double) l2) + ", " + bench::kv ("frames",
               (double) frames));
+    }
+
+  /* tiled with no PDL between calls (detail/launch.cuh): each call's first
+   * kernel launched once the call before has ended */
+  if (!sweep)
+    for (int frames : { 1, bench::kFrames }) {
+      cip::detail::set_between_calls_pdl (false);
+      tuned_row (std::string ("tiled u32, unchained") + (frames > 1 ?
+              ", 4 frames" : ""), frames, [] (cip::detail::SatTuning &) {},
+          bench::kv ("between_calls_pdl", 0.0) + ", " + bench::kv ("frames",
+              (double) frames));
+      cip::detail::set_between_calls_pdl (true);
     }
 
   /* tiled's three launches where the grouped two serve, for comparison */

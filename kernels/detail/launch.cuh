@@ -1,5 +1,14 @@
 /* Kernel launches with programmatic dependent launch (PDL), shared by the
- * kernel families whose passes chain on one stream (integral, boxfilter). */
+ * kernel families whose passes chain on one stream (integral, boxfilter,
+ * histogram).
+ *
+ * Within a call, a pass starts while the one before drains and waits for
+ * its results. Between calls, the first kernel of a call is launched the
+ * same way (between_calls_pdl()) and waits at its very start, before it
+ * touches memory, so it is correct after any kernel of any caller; the last
+ * kernel of a call lets the next be scheduled at its start. Back to back,
+ * the next call's blocks are then resident and waiting when this call
+ * ends, rather than launched after it. */
 #pragma once
 
 #include <cuda_runtime.h>
@@ -37,6 +46,12 @@ allow_next_kernel ()
 /* PDL needs sm_90 (current device); CIP_SAT_PDL=0 turns it off. */
 bool pdl_supported ();
 
+/* Whether the first kernel of a call is launched with PDL (above):
+ * pdl_supported() unless turned off by set_between_calls_pdl (false), a
+ * switch for benches (process-wide, not for concurrent use). */
+bool between_calls_pdl ();
+void set_between_calls_pdl (bool on);
+
 /* Dynamic shared memory a block of the current device may opt in to (48 KiB
  * when the query fails). */
 int max_optin_smem ();
@@ -45,20 +60,15 @@ int max_optin_smem ();
 int l2_cache_bytes ();
 
 /* Launches kernel(p) with grid x threads and smem bytes of dynamic shared
- * memory (opting in above 48 KiB, to smem_optin bytes when given: a kernel
- * whose size varies by call opts in to one fixed size, so that threads
- * launching it at once do not lower each other's limit). pdl: it may start
+ * memory, which the kernel is already opted in to. pdl: it may start
  * before the previous kernel on the stream has finished (it calls
- * wait_for_previous_kernel() before reading that kernel's results). */
+ * wait_for_previous_kernel() before it touches what that kernel writes or
+ * reads). */
 template <typename K, typename P>
 Status
-launch (K kernel, int grid, int threads, size_t smem, cudaStream_t stream,
-    const P &p, const char *what, bool pdl = false, size_t smem_optin = 0)
+launch_opted (K kernel, int grid, int threads, size_t smem,
+    cudaStream_t stream, const P &p, const char *what, bool pdl)
 {
-  if (smem > 48 * 1024)
-    CIP_CUDA_TRY (cudaFuncSetAttribute (kernel,
-            cudaFuncAttributeMaxDynamicSharedMemorySize,
-            (int) (smem_optin > smem ? smem_optin : smem)));
   cudaLaunchConfig_t cfg = { };
   cfg.gridDim = dim3 ((unsigned) grid);
   cfg.blockDim = dim3 ((unsigned) threads);
@@ -72,6 +82,21 @@ launch (K kernel, int grid, int threads, size_t smem, cudaStream_t stream,
   CIP_CUDA_TRY (cudaLaunchKernelEx (&cfg, kernel, p));
   CIP_LAUNCH_CHECK (stream, what);
   return Status::ok;
+}
+
+/* launch_opted, opting in above 48 KiB first (to smem_optin bytes when
+ * given: a kernel whose size varies by call opts in to one fixed size, so
+ * that threads launching it at once do not lower each other's limit). */
+template <typename K, typename P>
+Status
+launch (K kernel, int grid, int threads, size_t smem, cudaStream_t stream,
+    const P &p, const char *what, bool pdl = false, size_t smem_optin = 0)
+{
+  if (smem > 48 * 1024)
+    CIP_CUDA_TRY (cudaFuncSetAttribute (kernel,
+            cudaFuncAttributeMaxDynamicSharedMemorySize,
+            (int) (smem_optin > smem ? smem_optin : smem)));
+  return launch_opted (kernel, grid, threads, smem, stream, p, what, pdl);
 }
 
 }  // namespace detail

@@ -1216,6 +1216,9 @@ __global__ void __launch_bounds__ (32 * kFusedMaxWarps)
 box_fused (const __grid_constant__ FusedParams P)
 {
   extern __shared__ __align__ (16) uint32_t fsm[];
+  /* the call's last kernel: the next call's first may be scheduled
+   * (detail/launch.cuh) */
+  detail::allow_next_kernel ();
   const detail::SatTiles &T = P.t;
   const int W = T.width, H = T.height, ntx = T.ntx;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include <algorithm>
+#include <atomic>
 
 #include "detail/check.cuh"
 #include "detail/launch.cuh"
@@ -138,6 +139,23 @@ pdl_supported ()
 #else
   return false;
 #endif
+}
+
+namespace {
+std::atomic<bool> g_between_calls_pdl (true);
+}
+
+bool
+between_calls_pdl ()
+{
+  return g_between_calls_pdl.load (std::memory_order_relaxed) &&
+      pdl_supported ();
+}
+
+void
+set_between_calls_pdl (bool on)
+{
+  g_between_calls_pdl.store (on, std::memory_order_relaxed);
 }
 
 }  // namespace detail

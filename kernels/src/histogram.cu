@@ -47,6 +47,7 @@
 #include "cip/histogram.h"
 #include "detail/check.cuh"
 #include "detail/histogram_internal.h"
+#include "detail/launch.cuh"
 
 namespace cip {
 
@@ -738,6 +739,11 @@ histogram_kernel (const __grid_constant__ Params p)
    * launch zeroes its output every time. (An accumulating launch touches
    * none of the words.) 32-bit epochs: *ready only ever holds e or e + 1. */
   __shared__ uint32_t s_epoch;
+  /* PDL between calls (detail/launch.cuh): the kernel before this one is
+   * done before anything here touches memory; the next call's may be
+   * scheduled now */
+  detail::wait_for_previous_kernel ();
+  detail::allow_next_kernel ();
   HIST_TRACE (0);
   const bool zeroing = p.direct && !p.accumulate;
   unsigned long long claim = 0;
@@ -1630,9 +1636,9 @@ histogram (const HistInput *inputs, int count, int bins, uint32_t *d_hist,
   const int grid = share_grid (di, threads, per_sm, prm.g, ng, total_items,
       std::max (1, shape.items_per_warp));
 
-  kernel<<<grid, threads, smem, stream>>> (prm);
-  CIP_LAUNCH_CHECK (stream, "histogram");
-  return Status::ok;
+  /* opted in by device_info() */
+  return detail::launch_opted (kernel, grid, threads, smem, stream, prm,
+      "histogram", detail::between_calls_pdl ());
 }
 
 /* ---- drawing ---------------------------------------------------------------- */

@@ -1352,11 +1352,21 @@ tiled_tile_sums (const TiledParams &p, int tx, int ty, int lane, uint32_t &tot)
   return c;
 }
 
+/* The first kernel of a call (PDL between calls, detail/launch.cuh): waits
+ * for the kernel before it, then lets the next pass be scheduled, which
+ * reads the input before its own wait. */
+__device__ __forceinline__ void
+tiled_first_kernel_start ()
+{
+  wait_for_previous_kernel ();
+  allow_next_kernel ();
+}
+
 template <int TH>
 __global__ void __launch_bounds__ (32 * kTiledWarps)
 sat_tiled_aggregate (const TiledParams p)
 {
-  allow_next_kernel ();
+  tiled_first_kernel_start ();
   const int lane = threadIdx.x & 31;
   const int tile = blockIdx.x * kTiledWarps + (threadIdx.x >> 5);
   if (tile >= p.ntx * p.nty)
@@ -1390,7 +1400,7 @@ sat_tiled_aggregate_grouped (const TiledParams p)
 {
   __shared__ uint4 cs[kTiledGroup][32];
   __shared__ uint32_t ts[kTiledGroup];
-  allow_next_kernel ();
+  tiled_first_kernel_start ();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int tx = blockIdx.x % p.ntx, g = blockIdx.x / p.ntx;
   const int ty = g * kTiledGroup + warp;
@@ -1613,6 +1623,8 @@ __device__ __forceinline__ void
 tiled_output (const TiledParams &p)
 {
   static_assert (!GROUPED || TH == 16, "grouped: 16-row tiles");
+  /* the call's last kernel: the next call's first may be scheduled */
+  allow_next_kernel ();
   const int lane = threadIdx.x & 31;
   const int tile = blockIdx.x * kTiledWarps + (threadIdx.x >> 5);
   const bool live = tile < p.ntx * p.nty;
@@ -2004,7 +2016,8 @@ run_type (const SatParams &p, SatType type, bool sq, const detail::SatConfig &cf
 
 /* The tables ahead of the output pass. Grouped tables (t.gcol set, 16-row
  * tiles) take one launch, the grouped first pass; the others two, the tile
- * sums and then their scans (PDL after the first). */
+ * sums and then their scans. Every launch is PDL, the first one between
+ * calls (detail/launch.cuh). */
 template <int TH>
 Status
 run_tiled_tables (const detail::SatTiles &t, cudaStream_t stream)
@@ -2017,11 +2030,11 @@ run_tiled_tables (const detail::SatTiles &t, cudaStream_t stream)
     if (p.gcol)
       return launch (sat_tiled_aggregate_grouped<TH>,
           p.ntx * tiled_ngroups (p.nty), 32 * kTiledGroup, 0, stream, p,
-          "sat_tiled_aggregate_grouped");
+          "sat_tiled_aggregate_grouped", detail::between_calls_pdl ());
   }
   const int grid = (p.ntx * p.nty + kTiledWarps - 1) / kTiledWarps;
   Status st = launch (sat_tiled_aggregate<TH>, grid, 32 * kTiledWarps, 0,
-      stream, p, "sat_tiled_aggregate");
+      stream, p, "sat_tiled_aggregate", detail::between_calls_pdl ());
   if (st != Status::ok)
     return st;
   return launch (sat_tiled_scan, p.ntx + (int) ((p.rowp + 127) / 128),

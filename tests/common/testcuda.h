@@ -45,4 +45,12 @@ struct DevBuf {
   }
 };
 
+/* Copies n bytes from src to dst on `stream` in a kernel that first lets
+ * the next kernel on the stream be scheduled (PDL), then waits `us`
+ * microseconds: a kernel launched after it with PDL that reads dst before
+ * waiting for it (griddepcontrol.wait) reads the old bytes. Without PDL
+ * (before sm_90) an ordinary late copy. */
+cudaError_t late_copy (void *dst, const void *src, size_t n, int us,
+    cudaStream_t stream);
+
 }  // namespace testutil

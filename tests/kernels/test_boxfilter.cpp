@@ -1189,6 +1189,67 @@ gpu_check_all (const HostImage &src, const DevBuf &dsrc, int channel, Radius r,
 
 }  // namespace
 
+/* PDL between calls (kernels/detail/launch.cuh): a call's first kernel may
+ * be scheduled before the one ahead of it ends and must wait for it before
+ * it touches memory. Ahead of call A a kernel that lets the next be
+ * scheduled at once writes A's frame late (testutil::late_copy: other
+ * bytes there until then); call B, on another frame and output, follows
+ * with no sync through the same workspace (whose tables A still reads).
+ * fused and automatic, both borders. */
+GST_START_TEST (test_gpu_late_input)
+{
+  const bool sm = cip_test_small ();
+  Workspace ws;
+  cudaStream_t st;
+  CUDA_OK (cudaStreamCreateWithFlags (&st, cudaStreamNonBlocking));
+  struct Size2 { int w, h; };
+  for (const Size2 &sz : { Size2 { 644, 37 }, Size2 { 3840, 2160 } }) {
+    if (sm && sz.w > 644)
+      continue;
+    const HostImage a = make_image (sz.w, sz.h, Content::natural, 71);
+    const HostImage b = make_image (sz.w, sz.h, Content::random, 72);
+    const HostImage junk = make_image (sz.w, sz.h, Content::random, 73);
+    DevBuf da (a.bytes.size ()), db (b.bytes.size ()), stage (a.bytes.size ());
+    DevBuf oa ((size_t) sz.w * sz.h), ob ((size_t) sz.w * sz.h);
+    stage.upload (a.bytes);
+    db.upload (b.bytes);
+    const Radius r = { 15, 15 };
+    for (BoxBorder bd : { BoxBorder::replicate, BoxBorder::clip })
+      for (BoxAlgorithm algo : { BoxAlgorithm::fused, BoxAlgorithm::automatic }) {
+        const std::vector<uint8_t> wa = ref_output (a.view (), r, bd),
+            wb = ref_output (b.view (), r, bd);
+        BoxPlane pa, pb;
+        pa.src = dev_view (a, da, 0);
+        pb.src = dev_view (b, db, 0);
+        pa.dst = oa.p;
+        pb.dst = ob.p;
+        pa.dst_pitch = pb.dst_pitch = (size_t) sz.w;
+        pa.rx = pb.rx = r.rx;
+        pa.ry = pb.ry = r.ry;
+        fail_unless (cip::detail::box_resolve (pa, algo, bd) ==
+            BoxAlgorithm::fused || algo == BoxAlgorithm::automatic,
+            "fused does not serve %dx%d", sz.w, sz.h);
+        size_t wsb = 0;
+        void *w = ws.get (&pa, 1, &wsb);
+        da.upload (junk.bytes);
+        CUDA_OK (cudaMemsetAsync (oa.p, 0xA5, oa.n, st));
+        CUDA_OK (cudaMemsetAsync (ob.p, 0xA5, ob.n, st));
+        CUDA_OK (testutil::late_copy (da.p, stage.p, a.bytes.size (), 40, st));
+        const Status s1 = cip::boxfilter (&pa, 1, bd, w, wsb, st, algo);
+        const Status s2 = cip::boxfilter (&pb, 1, bd, w, wsb, st, algo);
+        CUDA_OK (cudaStreamSynchronize (st));
+        const bool ok_a = oa.download () == wa, ok_b = ob.download () == wb;
+        fail_unless (s1 == Status::ok && s2 == Status::ok && ok_a && ok_b,
+            "late input %dx%d %s %s: %s / %s, A %s, B %s", sz.w, sz.h,
+            cip::box_algorithm_name (algo), bd == BoxBorder::clip ? "clip" :
+            "replicate", cip::status_string (s1), cip::status_string (s2),
+            ok_a ? "ok" : "differs", ok_b ? "ok" : "differs");
+      }
+  }
+  cudaStreamDestroy (st);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_gpu_edge_sizes)
 {
   cudaStream_t stream;
@@ -1759,6 +1820,7 @@ boxfilter_suite (void)
   tcase_add_test (gpu, test_gpu_sliding_tiles);
   tcase_add_test (gpu, test_gpu_seams);
   tcase_add_test (gpu, test_gpu_direct_registers);
+  tcase_add_test (gpu, test_gpu_late_input);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;

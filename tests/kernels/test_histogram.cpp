@@ -1501,6 +1501,71 @@ GST_START_TEST (test_gpu_workspace_reuse)
 }
 GST_END_TEST;
 
+/* PDL between calls (kernels/detail/launch.cuh): the kernel may be
+ * scheduled before the one ahead of it ends and must wait for it before it
+ * touches memory. Ahead of call A a kernel that lets the next be scheduled
+ * at once writes A's frame late (testutil::late_copy: other bytes there
+ * until then); call B, on another frame and output, follows with no sync
+ * through the same workspace. A plane and R, G, B of RGBA, every launch
+ * shape and the automatic pick. */
+GST_START_TEST (test_gpu_late_input)
+{
+  Gpu g;
+  const bool sm = cip_test_small ();
+  const int W = sm ? 301 : 1920, H = sm ? 77 : 1080;
+  for (int step : { 1, 4 }) {
+    const HostImage a = testutil::make_image (W, H, Content::natural, 121, step, 0);
+    const HostImage b = testutil::make_image (W, H, Content::random, 122, step, 0);
+    const HostImage junk = testutil::make_image (W, H, Content::constant, 123, step, 0);
+    const int n = step == 1 ? 1 : 3;
+    DevImage da (a), db (b);
+    DevBuf stage (a.bytes.size ()), out_b (256 * 3 * 4);
+    stage.upload (a.bytes);
+    HistInput ia[3], ib[3];
+    std::vector<uint32_t> want_a, want_b;
+    for (int c = 0; c < n; c++) {
+      ia[c] = input (da.map (a.view (c)));
+      ib[c] = input (db.map (b.view (c)));
+      const std::vector<uint32_t> ha = naive_hist (a.view (c), HistSource::plane, 256),
+          hb = naive_hist (b.view (c), HistSource::plane, 256);
+      want_a.insert (want_a.end (), ha.begin (), ha.end ());
+      want_b.insert (want_b.end (), hb.begin (), hb.end ());
+    }
+    uint32_t *out = (uint32_t *) g.out.p;
+    const std::vector<uint32_t> poison (256 * 3, kPoison);
+    for (int k = -1; k < cip::histogram_debug_shape_count (); k++) {
+      cip::histogram_debug_shape (k);
+      const char *name = k < 0 ? "automatic" : cip::histogram_debug_shape_name (k);
+      CUDA_OK (cudaStreamSynchronize (g.stream));
+      da.d.upload (junk.bytes);
+      CUDA_OK (cudaMemcpyAsync (out, poison.data (), n * 256 * 4,
+              cudaMemcpyHostToDevice, g.stream));
+      CUDA_OK (cudaMemcpyAsync (out_b.p, poison.data (), n * 256 * 4,
+              cudaMemcpyHostToDevice, g.stream));
+      CUDA_OK (testutil::late_copy (da.d.p, stage.p, a.bytes.size (), 40,
+              g.stream));
+      const Status s1 = cip::histogram (ia, n, 256, out, false, g.ws.p, g.ws.n,
+          g.stream);
+      const Status s2 = cip::histogram (ib, n, 256, (uint32_t *) out_b.p, false,
+          g.ws.p, g.ws.n, g.stream);
+      std::vector<uint32_t> got_a (n * 256), got_b (n * 256);
+      CUDA_OK (cudaMemcpyAsync (got_a.data (), out, n * 256 * 4,
+              cudaMemcpyDeviceToHost, g.stream));
+      CUDA_OK (cudaMemcpyAsync (got_b.data (), out_b.p, n * 256 * 4,
+              cudaMemcpyDeviceToHost, g.stream));
+      CUDA_OK (cudaStreamSynchronize (g.stream));
+      const bool ok = s1 == Status::ok && s2 == Status::ok && got_a == want_a &&
+          got_b == want_b;
+      if (!ok)
+        cip::histogram_debug_shape (-1);
+      fail_unless (ok, "late input, %d channel(s), %s: A %s, B %s", n, name,
+          got_a == want_a ? "ok" : "differs", got_b == want_b ? "ok" : "differs");
+    }
+  }
+  cip::histogram_debug_shape (-1);
+}
+GST_END_TEST;
+
 /* A call captured in a CUDA graph and replayed on new frames, with every
  * launch shape (and the automatic pick): each replay overwrites its output
  * (poisoned before it), so the direct merge's zeroing may take nothing from
@@ -1733,6 +1798,7 @@ histogram_suite (void)
   tcase_add_test (gpu, test_gpu_accumulate_frames);
   tcase_add_test (gpu, test_gpu_workspace_reuse);
   tcase_add_test (gpu, test_gpu_graph_replay);
+  tcase_add_test (gpu, test_gpu_late_input);
   tcase_add_test (gpu, test_gpu_draw);
   tcase_add_test (gpu, test_gpu_draw_invalid_arguments);
   tcase_add_test (gpu, test_gpu_hbd);

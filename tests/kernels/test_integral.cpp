@@ -1301,6 +1301,95 @@ struct RepeatCase {
   }
 };
 
+/* PDL between calls (kernels/detail/launch.cuh): each call's first kernel
+ * may be scheduled before the kernel ahead of it ends and must wait for it
+ * before it touches memory. Ahead of call A a kernel that lets the next be
+ * scheduled at once writes A's input late (testutil::late_copy: random
+ * bytes there until then); call B follows A with no sync, on another input
+ * and table, through the same workspace (whose tables A's output pass still
+ * reads). Both tables must be the reference's. tiled grouped (two
+ * launches), in three launches and with 32-row tiles, and automatic. */
+GST_START_TEST (test_gpu_late_input)
+{
+  const bool sm = cip_test_small ();
+  const cip::detail::SatTuning saved = cip::detail::sat_get_tuning ();
+  ensure_workspace ();
+  const Variant v = { cip::SatType::u32, false };
+  const size_t es = 4;
+  struct Shape { int th, ug; };
+  struct Size2 { int w, h; };
+  int failures = 0, salt = 0;
+  cudaStream_t st = g_ws.stream;
+  for (const Size2 &sz : { Size2 { 641, 37 }, Size2 { 3840, 2160 },
+          Size2 { 7680, 4320 } }) {
+    if (sm && sz.w > 641)
+      continue;
+    HostImage a = make_image (sz.w, sz.h, Content::natural, 31 + salt);
+    HostImage b = make_image (sz.w, sz.h, Content::random, 32 + salt);
+    HostImage junk = make_image (sz.w, sz.h, Content::random, 33 + salt);
+    salt += 3;
+    RefResult wa (sz.w, sz.h, v, dst_pitch (sz.w, es, PitchMode::aligned256), 8);
+    RefResult wb (sz.w, sz.h, v, dst_pitch (sz.w, es, PitchMode::aligned256), 8);
+    fail_unless (run_ref (a.view (), v, wa) == cip::Status::ok);
+    fail_unless (run_ref (b.view (), v, wb) == cip::Status::ok);
+    DevBuf src_a (a.bytes.size ()), stage (a.bytes.size ()),
+        src_b (b.bytes.size ());
+    DevBuf sum_a (wa.sum.bytes.size ()), sum_b (wb.sum.bytes.size ());
+    stage.upload (a.bytes);
+    src_b.upload (b.bytes);
+    const Shape shapes[] = { {16, 0}, {16, 1}, {32, 0}, {0, 0}, {0, 0} };
+    for (int k = 0; k < 5; k++) {
+      const Shape sh = shapes[k];
+      const cip::SatAlgorithm algo = k < 3 ? cip::SatAlgorithm::tiled :
+          cip::SatAlgorithm::automatic;
+      if (k < 3)
+        set_rows (saved, cip::SatAlgorithm::tiled, sh.th, 0, sh.ug);
+      else
+        cip::detail::sat_set_tuning (saved);
+      const int us = k == 4 ? 0 : 40;
+      src_a.upload (junk.bytes);
+      CUDA_OK (cudaMemsetAsync (sum_a.p, 0xAB, sum_a.n, st));
+      CUDA_OK (cudaMemsetAsync (sum_b.p, 0xAB, sum_b.n, st));
+      CUDA_OK (cudaStreamSynchronize (st));
+      CUDA_OK (testutil::late_copy (src_a.p, stage.p, a.bytes.size (), us, st));
+      cip::ImageView va = a.view (), vb = b.view ();
+      va.data = src_a.p;
+      vb.data = src_b.p;
+      cip::SatDest da, db;
+      da.sum = sum_a.p;
+      da.sum_pitch = wa.sum.pitch;
+      db.sum = sum_b.p;
+      db.sum_pitch = wb.sum.pitch;
+      const cip::Status s1 = cip::integral (va, v.type, da, g_ws.ptr,
+          g_ws.bytes, st, algo);
+      const cip::Status s2 = cip::integral (vb, v.type, db, g_ws.ptr,
+          g_ws.bytes, st, algo);
+      CUDA_OK (cudaStreamSynchronize (st));
+      char what[128];
+      snprintf (what, sizeof (what), "gpu late input %dx%d %s th %d%s, %d us",
+          sz.w, sz.h, cip::sat_algorithm_name (algo), sh.th,
+          sh.ug ? " three launches" : "", us);
+      if (s1 != cip::Status::ok || s2 != cip::Status::ok) {
+        fprintf (stderr, "FAIL %s: %s / %s\n", what, cip::status_string (s1),
+            cip::status_string (s2));
+        failures++;
+        continue;
+      }
+      HostTable ga (sz.w, sz.h, es, wa.sum.pitch), gb (sz.w, sz.h, es,
+          wb.sum.pitch);
+      ga.bytes = sum_a.download ();
+      gb.bytes = sum_b.download ();
+      if (!same_table (ga, wa.sum, std::string (what) + " (A, written late)"))
+        failures++;
+      if (!same_table (gb, wb.sum, std::string (what) + " (B, right after)"))
+        failures++;
+    }
+  }
+  cip::detail::sat_set_tuning (saved);
+  fail_unless (failures == 0, "%d failing late-input cases", failures);
+}
+GST_END_TEST;
+
 /* The soft-synchronized single-pass kernel (strips claimed by ticket, look-
  * back over flags) 10,000 times on one workspace: the same table every time
  * (no race between strips, ticket and flags reset by the last block).
@@ -1382,6 +1471,7 @@ integral_suite ()
   tcase_add_test (gpu, test_gpu_16bit_shapes);
   tcase_add_test (gpu, test_gpu_16bit_strips);
   tcase_add_test (gpu, test_gpu_tiled);
+  tcase_add_test (gpu, test_gpu_late_input);
   tcase_add_test (gpu, test_gpu_repeatable);
   tcase_add_test (gpu, test_gpu_many_strips);
 #endif
