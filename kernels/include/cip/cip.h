@@ -14,6 +14,13 @@
  *   caller synchronizes), never allocate, never synchronize the device and
  *   never use the default stream unless given it. Scratch memory is sized by
  *   the family's *_workspace_bytes() and owned by the caller.
+ * - Stream order holds as for any launch. On sm_90 and later, calls that
+ *   begin with the tiled SAT's first pass (integral, the box filter's table
+ *   paths) or with the 8-bit histogram kernel launch it with programmatic
+ *   dependent launch: it may be resident before the kernel ahead of it on
+ *   the stream has finished and waits for that kernel before it touches
+ *   memory, so that calls back to back overlap one's end with the next's
+ *   start.
  * - Arguments are checked before anything is launched; a 0x0 image is valid
  *   and does nothing. Every launch is checked (cudaPeekAtLastError).
  * - CPU references live in namespace cip::ref, take host pointers with the
