@@ -25,7 +25,7 @@
  * call). Planes and RGBA frames are also timed on 4 copies in turn (cases
  * plane4f and rgba4f: ours automatic, with and without PDL between calls
  * (detail/launch.cuh), CUB's, the read-only floor and one
- * with four 16-byte loads in flight a thread), so
+ * with four 16-byte loads in flight a thread, plain and chained as ours), so
  * that no call finds its input in L2 from the call before;
  * --frames-shapes runs only these, up to 8K, with the other launch shapes
  * of replicated too. --json PATH
@@ -371,10 +371,22 @@ floor_read (const uint4 *p, size_t n16, uint32_t *sink)
 /* The same with four 16-byte loads in flight a thread: a warp reads 2 KB
  * a step, each load 512 contiguous bytes (a tail under 2 KB is not read):
  * what reading alone takes when the loads, not their number in flight, set
- * the pace. */
+ * the pace. CHAINED: launched as ours is between calls (PDL,
+ * detail/launch.cuh). */
+struct Read4 {
+  const uint4 *p;
+  size_t n2k;                   /* 2 KB steps */
+  uint32_t *sink;
+};
+
+template <bool CHAINED>
 __global__ void __launch_bounds__ (512)
-floor_read4 (const uint4 *p, size_t n2k, uint32_t *sink)
+floor_read4 (const Read4 a)
 {
+  if constexpr (CHAINED)
+    cip::detail::start_of_call ();
+  const uint4 *const p = a.p;
+  const size_t n2k = a.n2k;
   const int lane = threadIdx.x & 31;
   const size_t nwarps = (size_t) gridDim.x * blockDim.x / 32;
   uint32_t acc = 0;
@@ -390,7 +402,7 @@ floor_read4 (const uint4 *p, size_t n2k, uint32_t *sink)
       acc += v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
   }
   if (acc == 0xFFFFFFFFu)
-    *sink = acc;
+    *a.sink = acc;
 }
 
 void
@@ -492,10 +504,18 @@ bench_frames (Ctx &c, const char *kase, const Frame &f, int n, Fill fill,
     floor_read<<<2 * sms, 512, 0, s>>> (reinterpret_cast<const uint4 *> (
             cp.next ()), f.bytes () / 16, c.out);
   };
-  auto read4_fn = [&] (cudaStream_t s) {
-    floor_read4<<<2 * sms, 512, 0, s>>> (reinterpret_cast<const uint4 *> (
-            cp.next ()), f.bytes () / 2048, c.out);
+  auto read4 = [&] (cudaStream_t s, bool chained) {
+    const Read4 a { reinterpret_cast<const uint4 *> (cp.next ()),
+      f.bytes () / 2048, c.out };
+    if (cip::detail::launch_opted (chained ? floor_read4<true> :
+            floor_read4<false>, 2 * sms, 512, 0, s, a, "floor",
+            chained && cip::detail::pdl_supported ()) != cip::Status::ok) {
+      fprintf (stderr, "floor: %s\n", cip::last_cuda_error ());
+      exit (2);
+    }
   };
+  auto read4_fn = [&] (cudaStream_t s) { read4 (s, false); };
+  auto read4c_fn = [&] (cudaStream_t s) { read4 (s, true); };
   /* each frame once, then the last output checked, then timed */
   std::vector<Row> rows;
   auto one = [&] (const std::string &name, bool is_ours) {
@@ -527,6 +547,8 @@ bench_frames (Ctx &c, const char *kase, const Frame &f, int n, Fill fill,
         });
   rows.push_back (timed (c, "floor: read-only kernel, 4 frames", read_fn, true));
   rows.push_back (timed (c, "floor: read x4 kernel, 4 frames", read4_fn, true));
+  rows.push_back (timed (c, "floor: read x4 kernel, chained, 4 frames",
+          read4c_fn, true));
   BENCH_CHECK (cudaGetLastError ());
   report (c, kase, f.w, f.h, fill, f.bytes (), rows);
 }

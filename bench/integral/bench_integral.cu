@@ -7,7 +7,7 @@
  *
  *   bench_integral [--runs N] [--quick] [--json PATH]
  *                  [--sweep | --sweep-multi | --sweep-tiled] [--profile]
- *                  [--l2-sizes]
+ *                  [--l2-sizes] [--size WxH ...]
  *
  * Every variant's output is checked against cip::ref::integral once per size
  * before it is timed; a mismatch aborts. Times: one call between two events,
@@ -20,7 +20,9 @@
  * tiled also with three launches where it runs grouped). Every size also
  * times tiled with its input kept in L2 between its passes, and not, on one
  * input and on 4 frames in turn; --l2-sizes adds 16384x2048 and 16384x4096.
- * Rows "unchained" time tiled with no PDL between calls (detail/launch.cuh).
+ * Rows "unchained" time tiled with no PDL between calls (detail/launch.cuh);
+ * "tables only" its first pass alone (GB/s: input bytes). --size WxH
+ * (repeatable) runs those sizes instead.
  * --wide: SATs of 16-bit planes (u32, u64, u32 + squares) at 1080p and UHD.
  * NPP has no 16-bit integral, so each is shown against our 8-bit time on a
  * plane of the same size scaled by the bytes moved (the 8-bit kernels'
@@ -557,6 +559,33 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
       cip::detail::set_between_calls_pdl (true);
     }
 
+  /* tiled's tables alone (its first pass, as the box filter runs it: L2
+   * policy off), to split a call's time between the passes; not verified
+   * here (the tiled rows above check the table they lead to) */
+  if (!sweep)
+    for (int frames : { 1, bench::kFrames }) {
+      cx.ws.ensure (cip::integral_workspace_bytes (s.w, s.h,
+              cip::SatType::u32, false), cip::integral_workspace_init,
+          cx.stream);
+      bench::FrameCopies copies (im.dev, im.pitch * im.h, frames);
+      cip::ImageView v = dev_view (im);
+      auto run = [&] (cudaStream_t st) {
+        v.data = copies.next ();
+        cip::detail::SatTiles t;
+        if (cip::detail::sat_tiled_tables (v, cx.ws.p, cx.ws.n, st, &t) !=
+            cip::Status::ok) {
+          fprintf (stderr, "sat_tiled_tables: %s\n", cip::last_cuda_error ());
+          exit (2);
+        }
+      };
+      const bench::Timing t = bench::time_ms (cx.stream, run, cx.runs, 10);
+      const double b2b = bench::b2b_ms (cx.stream, run, cx.runs);
+      Row r { sz, std::string ("tiled tables only") + (frames > 1 ?
+            ", 4 frames" : ""), t.median_ms, (double) s.w * s.h /
+          (t.median_ms * 1e6), 0, 0, b2b };
+      emit (cx, r, input, floor32, bench::kv ("frames", (double) frames));
+    }
+
   /* tiled's three launches where the grouped two serve, for comparison */
   if (cip::detail::sat_config (s.w, s.h, cip::SatType::u32, false,
           cip::SatAlgorithm::tiled).grouped)
@@ -690,7 +719,15 @@ main (int argc, char **argv)
   Context cx;
   cx.args = bench::parse_args (argc, argv);
   bool sweep = false, profile = false, wide = false, l2_sizes = false;
+  std::vector<Size> only;       /* --size WxH: these sizes alone */
   for (int i = 1; i < argc; i++) {
+    int w = 0, h = 0;
+    if (!strcmp (argv[i], "--size") && i + 1 < argc &&
+        sscanf (argv[i + 1], "%dx%d", &w, &h) == 2 && w > 0 && h > 0) {
+      only.push_back ({w, h});
+      i++;
+      continue;
+    }
     if (!strcmp (argv[i], "--sweep"))
       sweep = true;
     else if (!strcmp (argv[i], "--wide"))
@@ -736,6 +773,8 @@ main (int argc, char **argv)
     sizes.push_back ({16384, 2048});
     sizes.push_back ({16384, 4096});
   }
+  if (!only.empty ())
+    sizes = only;
   if (profile) {
     /* a few plain launches of each algorithm, for ncu / nsys */
     for (const Size &s : sizes) {

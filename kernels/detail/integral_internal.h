@@ -105,10 +105,12 @@ bool sat_tiled_serves (const ImageView &src);
  * grouped (16-row tiles, up to 4096 columns; SatTuning::tiled_ungrouped
  * keeps the two), of src into d_ws (>= integral_workspace_bytes (w, h, u32,
  * false), prepared by integral_workspace_init), asynchronous on stream;
- * *out describes the tables; allow_grouped false: never grouped. The kernel
- * launched next on stream may use programmatic dependent launch: it must
- * call griddepcontrol.wait before reading the tables. unsupported when
- * !sat_tiled_serves (src). */
+ * *out describes the tables; allow_grouped false: never grouped. The first
+ * launch waits for the kernel ahead of it (PDL between calls,
+ * detail/launch.cuh). The kernel launched next on stream may use
+ * programmatic dependent launch: it may read src before its
+ * griddepcontrol.wait, and must wait before reading the tables.
+ * unsupported when !sat_tiled_serves (src). */
 Status sat_tiled_tables (const ImageView &src, void *d_ws, size_t ws_bytes,
     Stream stream, SatTiles *out, bool allow_grouped = true);
 

@@ -43,7 +43,19 @@ allow_next_kernel ()
 #endif
 }
 
-/* PDL needs sm_90 (current device); CIP_SAT_PDL=0 turns it off. */
+/* The start of a call's first kernel (PDL between calls, above): waits for
+ * the kernel ahead of it, then lets the next kernel be scheduled, which may
+ * then read this call's inputs before its own wait. */
+__device__ __forceinline__ void
+start_of_call ()
+{
+  wait_for_previous_kernel ();
+  allow_next_kernel ();
+}
+
+/* PDL needs sm_90 on the current device and kernels compiled for it (a
+ * build whose code is older PTX compiles griddepcontrol to nothing);
+ * CIP_SAT_PDL=0 turns it off. Cached per device. */
 bool pdl_supported ();
 
 /* Whether the first kernel of a call is launched with PDL (above):

@@ -131,11 +131,41 @@ l2_cache_bytes ()
   return device_attribute (cudaDevAttrL2CacheSize, 0);
 }
 
+namespace {
+
+/* compiled with the flags of every kernel of the library */
+__global__ void
+pdl_probe ()
+{
+}
+
+constexpr int kPdlDevices = 64;
+std::atomic<int> g_pdl[kPdlDevices];    /* 0 not asked, 1 no, 2 yes */
+
+}  // namespace
+
 bool
 pdl_supported ()
 {
 #if CIP_SAT_PDL
-  return device_attribute (cudaDevAttrComputeCapabilityMajor, 0) >= 9;
+  int dev = 0;
+  if (cudaGetDevice (&dev) != cudaSuccess || dev < 0 || dev >= kPdlDevices) {
+    cudaGetLastError ();
+    return false;
+  }
+  int v = g_pdl[dev].load (std::memory_order_relaxed);
+  if (v == 0) {
+    /* the code that runs here, not only the device, must be sm_90's */
+    cudaFuncAttributes fa;
+    bool yes = device_attribute (cudaDevAttrComputeCapabilityMajor, 0) >= 9;
+    if (yes && cudaFuncGetAttributes (&fa, pdl_probe) != cudaSuccess) {
+      cudaGetLastError ();
+      yes = false;
+    }
+    v = yes && fa.ptxVersion >= 90 ? 2 : 1;
+    g_pdl[dev].store (v, std::memory_order_relaxed);
+  }
+  return v == 2;
 #else
   return false;
 #endif

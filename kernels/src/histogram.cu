@@ -739,11 +739,9 @@ histogram_kernel (const __grid_constant__ Params p)
    * launch zeroes its output every time. (An accumulating launch touches
    * none of the words.) 32-bit epochs: *ready only ever holds e or e + 1. */
   __shared__ uint32_t s_epoch;
-  /* PDL between calls (detail/launch.cuh): the kernel before this one is
-   * done before anything here touches memory; the next call's may be
-   * scheduled now */
-  detail::wait_for_previous_kernel ();
-  detail::allow_next_kernel ();
+  /* PDL between calls: nothing here touches memory before the kernel ahead
+   * is done; the next call's may be scheduled from then on */
+  detail::start_of_call ();
   HIST_TRACE (0);
   const bool zeroing = p.direct && !p.accumulate;
   unsigned long long claim = 0;

@@ -1352,21 +1352,13 @@ tiled_tile_sums (const TiledParams &p, int tx, int ty, int lane, uint32_t &tot)
   return c;
 }
 
-/* The first kernel of a call (PDL between calls, detail/launch.cuh): waits
- * for the kernel before it, then lets the next pass be scheduled, which
- * reads the input before its own wait. */
-__device__ __forceinline__ void
-tiled_first_kernel_start ()
-{
-  wait_for_previous_kernel ();
-  allow_next_kernel ();
-}
-
 template <int TH>
 __global__ void __launch_bounds__ (32 * kTiledWarps)
 sat_tiled_aggregate (const TiledParams p)
 {
-  tiled_first_kernel_start ();
+  /* the kernel ahead first: the output pass reads the input before its
+   * own wait */
+  detail::start_of_call ();
   const int lane = threadIdx.x & 31;
   const int tile = blockIdx.x * kTiledWarps + (threadIdx.x >> 5);
   if (tile >= p.ntx * p.nty)
@@ -1400,7 +1392,9 @@ sat_tiled_aggregate_grouped (const TiledParams p)
 {
   __shared__ uint4 cs[kTiledGroup][32];
   __shared__ uint32_t ts[kTiledGroup];
-  tiled_first_kernel_start ();
+  /* the kernel ahead first: the output pass reads the input before its
+   * own wait */
+  detail::start_of_call ();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int tx = blockIdx.x % p.ntx, g = blockIdx.x / p.ntx;
   const int ty = g * kTiledGroup + warp;

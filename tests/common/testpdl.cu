@@ -4,17 +4,17 @@
 
 #include <cuda_runtime.h>
 
+#include "detail/launch.cuh"
+
 namespace {
 
 __global__ void
 late_copy_kernel (uint8_t *dst, const uint8_t *src, size_t n,
     unsigned long long ns)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   /* the next kernel on the stream may be scheduled now, before this one
    * has written anything */
-  asm volatile ("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
+  cip::detail::allow_next_kernel ();
   unsigned long long t0, t;
   asm volatile ("mov.u64 %0, %%globaltimer;" : "=l" (t0));
   do

@@ -1337,6 +1337,8 @@ GST_START_TEST (test_gpu_late_input)
     DevBuf sum_a (wa.sum.bytes.size ()), sum_b (wb.sum.bytes.size ());
     stage.upload (a.bytes);
     src_b.upload (b.bytes);
+    /* tiled grouped, in three launches, with 32-row tiles; automatic with
+     * the late writer and with a writer that does not wait (0 µs) */
     const Shape shapes[] = { {16, 0}, {16, 1}, {32, 0}, {0, 0}, {0, 0} };
     for (int k = 0; k < 5; k++) {
       const Shape sh = shapes[k];
@@ -1366,9 +1368,9 @@ GST_START_TEST (test_gpu_late_input)
           g_ws.bytes, st, algo);
       CUDA_OK (cudaStreamSynchronize (st));
       char what[128];
-      snprintf (what, sizeof (what), "gpu late input %dx%d %s th %d%s, %d us",
-          sz.w, sz.h, cip::sat_algorithm_name (algo), sh.th,
-          sh.ug ? " three launches" : "", us);
+      snprintf (what, sizeof (what), "gpu late input %dx%d %s%s%s, %d us",
+          sz.w, sz.h, cip::sat_algorithm_name (algo), sh.th == 32 ?
+          " 32-row tiles" : "", sh.ug ? " three launches" : "", us);
       if (s1 != cip::Status::ok || s2 != cip::Status::ok) {
         fprintf (stderr, "FAIL %s: %s / %s\n", what, cip::status_string (s1),
             cip::status_string (s2));

@@ -20,7 +20,10 @@
  *   dependent launch: it may be resident before the kernel ahead of it on
  *   the stream has finished and waits for that kernel before it touches
  *   memory, so that calls back to back overlap one's end with the next's
- *   start.
+ *   start. Their last kernel lets a kernel launched after it with PDL start
+ *   early: such a kernel of the caller's must wait for it
+ *   (cudaGridDependencySynchronize) before it reads the call's outputs, as
+ *   PDL requires of any kernel.
  * - Arguments are checked before anything is launched; a 0x0 image is valid
  *   and does nothing. Every launch is checked (cudaPeekAtLastError).
  * - CPU references live in namespace cip::ref, take host pointers with the
