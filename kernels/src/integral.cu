@@ -1207,6 +1207,22 @@ tiled_input_policy (const detail::SatTiles &p, bool first_pass)
   return pol;
 }
 
+/* The aligned word at s with L2 policy pol. */
+__device__ __forceinline__ uint32_t
+tiled_load (const uint8_t *s, uint64_t pol)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  uint32_t v;
+  /* volatile, as __ldg's asm is: stays where it is written (before
+   * griddepcontrol.wait in the output pass) */
+  asm volatile ("ld.global.nc.L2::cache_hint.u32 %0, [%1], %2;" : "=r" (v)
+      : "l" (s), "l" (pol));
+  return v;
+#else
+  return __ldg (reinterpret_cast<const uint32_t *> (s));
+#endif
+}
+
 /* The 4 samples of row y from column x (a multiple of 4), zeros outside;
  * pol from tiled_input_policy. */
 __device__ __forceinline__ uint32_t
@@ -1215,18 +1231,8 @@ tiled_word (const detail::SatTiles &p, int y, int x, uint64_t pol)
   if (y >= p.height || x >= p.width)
     return 0;
   const uint8_t *s = p.src + (size_t) y * p.src_pitch + x;
-  if (p.aligned_in && x + 4 <= p.width) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    uint32_t v;
-    /* volatile, as __ldg's asm is: stays where it is written (before
-     * griddepcontrol.wait in the output pass) */
-    asm volatile ("ld.global.nc.L2::cache_hint.u32 %0, [%1], %2;" : "=r" (v)
-        : "l" (s), "l" (pol));
-    return v;
-#else
-    return __ldg (reinterpret_cast<const uint32_t *> (s));
-#endif
-  }
+  if (p.aligned_in && x + 4 <= p.width)
+    return tiled_load (s, pol);
   uint32_t w = 0;
 #pragma unroll
   for (int k = 0; k < 4; k++)
@@ -1320,16 +1326,32 @@ tile_row_sums (const uint32_t (&w)[TH], int lane)
   return s[0];
 }
 
-/* Loads a warp's tile (rows top.., the lane's 4 columns from x; zeros
- * outside the plane). */
+/* A warp's tile (rows top.., the lane's 4 columns from x; zeros outside
+ * the plane): inside the plane and aligned, one address and one check for
+ * all TH rows rather than per word. */
+template <int TH>
+__device__ __forceinline__ void
+tile_rows (const detail::SatTiles &p, int top, int x, uint64_t pol,
+    uint32_t (&w)[TH])
+{
+  if (p.aligned_in && top + TH <= p.height && x + 4 <= p.width) {
+    const uint8_t *s = p.src + (size_t) top * p.src_pitch + x;
+#pragma unroll
+    for (int r = 0; r < TH; r++)
+      w[r] = tiled_load (s + (size_t) r * p.src_pitch, pol);
+  } else {
+#pragma unroll
+    for (int r = 0; r < TH; r++)
+      w[r] = tiled_word (p, top + r, x, pol);
+  }
+}
+
+/* The first pass's loads of a tile (tile_rows). */
 template <int TH>
 __device__ __forceinline__ void
 tile_load (const detail::SatTiles &p, int top, int x, uint32_t (&w)[TH])
 {
-  const uint64_t pol = tiled_input_policy (p, true);
-#pragma unroll
-  for (int r = 0; r < TH; r++)
-    w[r] = tiled_word (p, top + r, x, pol);
+  tile_rows<TH> (p, top, x, tiled_input_policy (p, true), w);
 }
 
 /* The sums of tile (tx, ty) for the warp of `lane`: writes the row sums
@@ -1626,10 +1648,13 @@ tiled_output (const TiledParams &p)
   const int x = tx * kTW + 4 * lane, top = ty * TH;
   uint32_t w[TH];
   /* the input is not the scan's result: load it before waiting */
-  const uint64_t pol = tiled_input_policy (p, false);
+  if (live) {
+    tile_rows<TH> (p, top, x, tiled_input_policy (p, false), w);
+  } else {
 #pragma unroll
-  for (int r = 0; r < TH; r++)
-    w[r] = live ? tiled_word (p, top + r, x, pol) : 0u;
+    for (int r = 0; r < TH; r++)
+      w[r] = 0;
+  }
   wait_for_previous_kernel ();
   if (!live)
     return;
