@@ -1354,10 +1354,21 @@ tile_load (const detail::SatTiles &p, int top, int x, uint32_t (&w)[TH])
   tile_rows<TH> (p, top, x, tiled_input_policy (p, true), w);
 }
 
+/* Where row y's sum over tile column tx goes: row[tx][y] (rowp a tile
+ * column), or with ROWS_T (the one-launch kernel, which scans along the
+ * tile columns) row[y][tx] (ntx an image row). */
+template <bool ROWS_T>
+__device__ __forceinline__ uint32_t *
+tiled_row_at (const detail::SatTiles &p, int tx, int y)
+{
+  return ROWS_T ? p.row + (size_t) y * p.ntx + tx :
+      p.row + (size_t) tx * p.rowp + y;
+}
+
 /* The sums of tile (tx, ty) for the warp of `lane`: writes the row sums
- * (row[tx][top + r], r < TH) and returns the lane's 4 column sums and, in
- * every lane, the tile total. */
-template <int TH>
+ * (tiled_row_at (tx, top + r), r < TH) and returns the lane's 4 column sums
+ * and, in every lane, the tile total. */
+template <int TH, bool ROWS_T = false>
 __device__ __forceinline__ uint4
 tiled_tile_sums (const TiledParams &p, int tx, int ty, int lane, uint32_t &tot)
 {
@@ -1369,7 +1380,7 @@ tiled_tile_sums (const TiledParams &p, int tx, int ty, int lane, uint32_t &tot)
   const uint4 c = tile_col_sums<TH> (w);
   const uint32_t s = tile_row_sums<TH> (w, lane);
   if (lane < TH)
-    __stcg (p.row + (size_t) tx * p.rowp + top + lane, s);
+    __stcg (tiled_row_at<ROWS_T> (p, tx, top + lane), s);
   tot = detail::warp_sum (lane < TH ? s : 0u);
   return c;
 }
@@ -1408,22 +1419,19 @@ sat_tiled_aggregate (const TiledParams p)
  * gcol[g] and gtot[g] the group's. Three blocks an SM (40 registers, 8
  * bytes spilled on sm_90): UHD's 270 blocks are one wave (two an SM left
  * 6 for a second). */
-template <int TH>
-__global__ void __launch_bounds__ (32 * kTiledGroup, CIP_TILED_GROUP_MIN_BLOCKS)
-sat_tiled_aggregate_grouped (const TiledParams p)
+/* The grouped first pass's work for tile column tx of group g, by a block
+ * of kTiledGroup warps (cs, ts: its shared memory); ROWS_T: tiled_row_at. */
+template <int TH, bool ROWS_T>
+__device__ __forceinline__ void
+tiled_group_sums (const TiledParams &p, int g, int tx,
+    uint4 (&cs)[kTiledGroup][32], uint32_t (&ts)[kTiledGroup])
 {
-  __shared__ uint4 cs[kTiledGroup][32];
-  __shared__ uint32_t ts[kTiledGroup];
-  /* the kernel ahead first: the output pass reads the input before its
-   * own wait */
-  detail::start_of_call ();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int tx = blockIdx.x % p.ntx, g = blockIdx.x / p.ntx;
   const int ty = g * kTiledGroup + warp;
   uint4 c = make_uint4 (0, 0, 0, 0);
   uint32_t t = 0;
   if (ty < p.nty)               /* whole warps; the rest add zeros */
-    c = tiled_tile_sums<TH> (p, tx, ty, lane, t);
+    c = tiled_tile_sums<TH, ROWS_T> (p, tx, ty, lane, t);
   uint4 e;
   uint32_t et;
   warps_exclusive_scan (cs, ts, warp, lane, c, t, e, et);
@@ -1439,6 +1447,19 @@ sat_tiled_aggregate_grouped (const TiledParams p)
     if (lane == 0)
       __stcg (p.gtot + (size_t) g * p.ntx + tx, et + t);
   }
+}
+
+template <int TH>
+__global__ void __launch_bounds__ (32 * kTiledGroup, CIP_TILED_GROUP_MIN_BLOCKS)
+sat_tiled_aggregate_grouped (const TiledParams p)
+{
+  __shared__ uint4 cs[kTiledGroup][32];
+  __shared__ uint32_t ts[kTiledGroup];
+  /* the kernel ahead first: the output pass reads the input before its
+   * own wait */
+  detail::start_of_call ();
+  tiled_group_sums<TH, false> (p, blockIdx.x / p.ntx, blockIdx.x % p.ntx, cs,
+      ts);
 }
 
 /* Exclusive scan, in place, of n vectors of 4 u32 (stride elements apart,
@@ -1725,6 +1746,232 @@ sat_tiled_output_grouped (const TiledParams p)
   tiled_output<16, T, CS, true> (p);
 }
 
+/* One launch (16-row tiles, any width tiled serves): a persistent grid
+ * whose blocks take tasks in ticket order, so that the tile sums of the
+ * groups ahead (reads) run beside the output of the groups behind (writes),
+ * where two launches read, then write. Tasks, for each step s (ntx + 1 + ntx
+ * tickets; lag D = OneParams::lag, >= 1):
+ *   S(s - 1)  the scans of group s - 1, once its tile sums are in: along
+ *             the tile columns (in place: the row sums, row[y][tx], and the
+ *             in-group totals, tot), then, once S(s - 2) is done, down the
+ *             groups (in place: gcol and gtot become sums over the groups
+ *             up to it; gtp[g][tx] the total above and left of the group's
+ *             tile column tx, 64-bit);
+ *   A(s, tx)  the grouped first pass's tile sums of group s (counted in
+ *             flags[g]; its row sums transposed, tiled_row_at);
+ *   B(s - D, tx)  the output of the tiles that A(s - D, tx) summed: loads
+ *             its input, then waits for S(s - D) (flags[G + g]).
+ * A task waits only for tasks of lower tickets, and those are held by
+ * running blocks (a block takes a ticket only once it runs), so the grid
+ * may be any size. The last block to finish zeros the ticket and flags
+ * for the next call, as single_pass does. The input is read twice, as in
+ * two launches, but the second read is D steps after the first and comes
+ * from L2 (keep_in_l2 is set at every size). */
+struct OneParams : TiledParams {
+  u64 *gtp;             /* [ngroups][ntx] */
+  uint32_t *ctl;        /* [2] ticket, [3] blocks done */
+  uint32_t *flags;      /* [g] A tasks done, [ngroups + g] S done */
+  int ngroups;
+  int lag;
+  int ntickets;
+};
+
+/* S(g) along the tile columns: warp w scans tile row 16 g + w's 16 rows of
+ * row sums and its totals (sequence 16), each ntx long, exclusive and in
+ * place, 32 tile columns a round, the loads of N sequences from S0 in
+ * flight together. */
+template <int S0, int N>
+__device__ __forceinline__ void
+one_scan_seqs (const OneParams &p, int ty, int lane)
+{
+  /* sequence s: row sums from r0 + s ntx (s < 16), totals from t0 */
+  uint32_t *const r0 = p.row + (size_t) ty * 16 * p.ntx;
+  uint32_t *const t0 = p.tot + (size_t) ty * p.ntx;
+  const int n = p.ntx;
+  uint32_t carry[N];
+#pragma unroll
+  for (int s = 0; s < N; s++)
+    carry[s] = 0;
+  for (int c0 = 0; c0 < n; c0 += 32) {
+    const int tx = c0 + lane;
+    const bool in = tx < n;
+    uint32_t v[N];
+#pragma unroll
+    for (int s = 0; s < N; s++)
+      v[s] = in ? __ldcg ((S0 + s < 16 ? r0 + (S0 + s) * n : t0) + tx) : 0u;
+#pragma unroll
+    for (int s = 0; s < N; s++) {
+      const uint32_t i = detail::warp_inclusive_scan_u32 (v[s]);
+      if (in)
+        __stcg ((S0 + s < 16 ? r0 + (S0 + s) * n : t0) + tx, carry[s] + i -
+            v[s]);
+      carry[s] += __shfl_sync (0xffffffffu, i, 31);
+    }
+  }
+}
+
+__device__ __forceinline__ void
+one_scan_across (const OneParams &p, int g, int warp, int lane)
+{
+  const int ty = g * kTiledGroup + warp;
+  if (ty >= p.nty)
+    return;
+  one_scan_seqs<0, 9> (p, ty, lane);
+  one_scan_seqs<9, 8> (p, ty, lane);
+}
+
+/* S(g) down the groups (S(g - 1) done): gcol[g] and gtot[g] += those of
+ * g - 1 (already summed down to it); gtp[g][tx] = the sum of gtot[g - 1]
+ * over the tile columns left of tx (zero for group 0). */
+__device__ __forceinline__ void
+one_scan_down (const OneParams &p, int g, int tid, int warp, int lane)
+{
+  if (g > 0) {
+    uint4 *cur = reinterpret_cast<uint4 *> (p.gcol + (size_t) g * p.colp);
+    const uint4 *up = reinterpret_cast<const uint4 *> (p.gcol +
+        (size_t) (g - 1) * p.colp);
+    for (int i = tid; i < (int) (p.colp / 4); i += blockDim.x) {
+      uint4 a = __ldcg (cur + i);
+      add4 (a, __ldcg (up + i));
+      __stcg (cur + i, a);
+    }
+    for (int tx = tid; tx < p.ntx; tx += blockDim.x)
+      __stcg (p.gtot + (size_t) g * p.ntx + tx, __ldcg (p.gtot +
+              (size_t) g * p.ntx + tx) + __ldcg (p.gtot + (size_t) (g - 1) *
+              p.ntx + tx));
+  }
+  if (warp == 0) {
+    u64 carry = 0;
+    for (int c0 = 0; c0 < p.ntx; c0 += 32) {
+      const int tx = c0 + lane;
+      const u64 v = g > 0 && tx < p.ntx ? __ldcg (p.gtot +
+          (size_t) (g - 1) * p.ntx + tx) : 0u;
+      const u64 i = detail::warp_inclusive_scan (v, lane);
+      if (tx < p.ntx)
+        __stcg (p.gtp + (size_t) g * p.ntx + tx, carry + i - v);
+      carry += __shfl_sync (0xffffffffu, i, 31);
+    }
+  }
+}
+
+/* Publishes a task's stores (every thread's) through flag: the pattern of
+ * detail/lookback.cuh. add: count (A) rather than set (S). */
+__device__ __forceinline__ void
+one_publish (uint32_t *flag, bool add)
+{
+  __syncthreads ();
+  if (threadIdx.x == 0) {
+    __threadfence ();
+    if (add)
+      atomicAdd (flag, 1u);
+    else
+      detail::st_release_gpu (flag, 1u);
+  }
+}
+
+/* Waits (the whole block) until *flag >= want. */
+__device__ __forceinline__ void
+one_wait (const uint32_t *flag, uint32_t want)
+{
+  if (threadIdx.x == 0)
+    detail::spin_until_at_least (flag, want);
+  __syncthreads ();
+}
+
+/* B(g, tx): warp w writes tile (tx, 16 g + w) of the table. */
+template <typename T, bool CS>
+__device__ __forceinline__ void
+one_output (const OneParams &p, int g, int tx, int warp, int lane)
+{
+  const int ty = g * kTiledGroup + warp;
+  const bool live = ty < p.nty;
+  const int x = tx * kTW + 4 * lane, top = ty * 16;
+  uint32_t w[16];
+  /* the input is not a task's result: load it before waiting */
+  if (live)
+    tile_rows<16> (p, top, x, tiled_input_policy (p, false), w);
+  one_wait (p.flags + p.ngroups + g, 1u);
+  if (!live)
+    return;
+  uint4 v = __ldcg (reinterpret_cast<const uint4 *> (p.col +
+          (size_t) ty * p.colp + x));
+  if (g > 0)
+    add4 (v, __ldcg (reinterpret_cast<const uint4 *> (p.gcol +
+                (size_t) (g - 1) * p.colp + x)));
+  const T corner = (T) __ldcg (p.gtp + (size_t) g * p.ntx + tx) +
+      (T) __ldcg (p.tot + (size_t) ty * p.ntx + tx);
+  const uint32_t rl = lane < 16 ? __ldcg (tiled_row_at<true> (p, tx,
+          top + lane)) : 0u;
+  tiled_emit<16, T, CS> (p, w, v, corner, rl, x, top, lane);
+}
+
+/* two 512-thread blocks an SM (64 registers) */
+template <typename T, bool CS>
+__global__ void __launch_bounds__ (32 * kTiledGroup, 2)
+sat_tiled_one (const OneParams p)
+{
+  __shared__ uint4 cs[kTiledGroup][32];
+  __shared__ uint32_t ts[kTiledGroup];
+  __shared__ int s_ticket[2];
+  __shared__ bool s_last;
+  /* the call's first and last kernel: waits for the kernel ahead, then
+   * lets the next be scheduled (it waits for this one to end) */
+  detail::start_of_call ();
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int G = p.ngroups, per_step = 2 * p.ntx + 1;
+  if (tid == 0)
+    s_ticket[0] = (int) atomicAdd (p.ctl + 2, 1u);
+  __syncthreads ();
+  for (int n = 0;; n++) {
+    const int k = s_ticket[n & 1];
+    if (k >= p.ntickets)
+      break;
+    /* the next ticket is on its way while this task runs */
+    if (tid == 0)
+      s_ticket[(n + 1) & 1] = (int) atomicAdd (p.ctl + 2, 1u);
+    const int step = k / per_step, j = k % per_step;
+    if (j == 0) {
+      const int g = step - 1;
+      if (g >= 0 && g < G) {
+        one_wait (p.flags + g, (uint32_t) p.ntx);
+        one_scan_across (p, g, warp, lane);
+        if (g > 0)
+          one_wait (p.flags + G + g - 1, 1u);
+        one_scan_down (p, g, tid, warp, lane);
+        one_publish (p.flags + G + g, false);
+      }
+    } else {
+      const int tx = (j - 1) >> 1;
+      if (((j - 1) & 1) == 0) {
+        if (step < G) {
+          tiled_group_sums<16, true> (p, step, tx, cs, ts);
+          one_publish (p.flags + step, true);
+        }
+      } else {
+        const int g = step - p.lag;
+        if (g >= 0 && g < G)
+          one_output<T, CS> (p, g, tx, warp, lane);
+      }
+    }
+    /* s_ticket[n & 1] read, cs and ts free, before they are written again */
+    __syncthreads ();
+  }
+  /* the last block to finish leaves the ticket and flags at zero */
+  if (tid == 0) {
+    __threadfence ();
+    s_last = atomicAdd (p.ctl + 3, 1u) == gridDim.x - 1;
+  }
+  __syncthreads ();
+  if (s_last) {
+    for (int i = tid; i < 2 * G; i += blockDim.x)
+      p.flags[i] = 0;
+    if (tid == 0) {
+      p.ctl[2] = 0;
+      p.ctl[3] = 0;
+    }
+  }
+}
+
 /* ------------------------------------------------------------ host side */
 
 detail::SatTuning g_tuning;
@@ -1792,12 +2039,23 @@ tiled_grouped (int width, int th)
   return tiled_groups_fit (width, th) && g_tuning.tiled_ungrouped == 0;
 }
 
-/* Workspace of tiled, after the control words: col[nty][colp], row[ntx][rowp],
- * tot[nty][ntx]; grouped also gcol[ngroups][colp], gtot[ngroups][ntx]. */
+/* The tile height of tiled's tables when they feed a separate output pass
+ * (sat_tiled_tables, and tiled itself with tiled_one 1). */
+int
+tables_th (int width, int height)
+{
+  return g_tuning.th_tiled == 32 || g_tuning.th_tiled == 16 ?
+      g_tuning.th_tiled : default_th_tiled (width, height);
+}
+
+/* Workspace of tiled, after the control words: col[nty][colp], row[ntx][rowp]
+ * (one launch: [rowp][ntx]), tot[nty][ntx]; with 16-row tiles (grouped or
+ * one launch) also gcol[ngroups][colp], gtot[ngroups][ntx] and gtp
+ * [ngroups][ntx] (u64, one launch). */
 struct TiledLayout {
   int ntx = 0, nty = 0, ngroups = 0;  /* ngroups 0: no group tables */
   size_t colp = 0, rowp = 0;
-  size_t col = 0, row = 0, tot = 0, gcol = 0, gtot = 0, total = 0;
+  size_t col = 0, row = 0, tot = 0, gcol = 0, gtot = 0, gtp = 0, total = 0;
 };
 
 struct Layout {
@@ -1850,12 +2108,14 @@ make_tiled_layout (int width, int height, int th)
   off = align256 (off + (size_t) l.ntx * l.rowp * 4);
   l.tot = off;
   off = align256 (off + (size_t) l.nty * l.ntx * 4);
-  if (tiled_groups_fit (width, th)) {
+  if (th == 16) {
     l.ngroups = tiled_ngroups (l.nty);
     l.gcol = off;
     off = align256 (off + (size_t) l.ngroups * l.colp * 4);
     l.gtot = off;
     off = align256 (off + (size_t) l.ngroups * l.ntx * 4);
+    l.gtp = off;
+    off = align256 (off + (size_t) l.ngroups * l.ntx * 8);
   }
   l.total = off;
   return l;
@@ -1893,12 +2153,12 @@ sat_config (int width, int height, SatType type, bool squared,
     cap = 256;
   c.threads = threads_for (std::max (width, 1), cap);
   if (algo == SatAlgorithm::tiled) {
-    c.th = g_tuning.th_tiled == 32 || g_tuning.th_tiled == 16 ?
-        g_tuning.th_tiled : default_th_tiled (width, height);
-    c.threads = 32 * kTiledWarps;
+    c.one = g_tuning.tiled_one != 1 && g_tuning.th_tiled != 32;
+    c.th = c.one ? 16 : tables_th (width, height);
+    c.threads = 32 * (c.one ? kTiledGroup : kTiledWarps);
     c.strips = height > 0 ? (height + c.th - 1) / c.th : 0;
     c.segments = width > 0 ? (width + kTW - 1) / kTW : 0;
-    c.grouped = tiled_grouped (width, c.th);
+    c.grouped = !c.one && tiled_grouped (width, c.th);
     return c;
   }
   if (algo == SatAlgorithm::single_pass) {
@@ -2117,13 +2377,42 @@ tiled_tables_of (const ImageView &src, uint8_t *ws, const TiledLayout &l,
   return t;
 }
 
+/* tiled in one launch (sat_tiled_one) */
+template <typename T>
+Status
+run_tiled_one (const TiledParams &t, uint8_t *ws, const TiledLayout &l,
+    cudaStream_t stream)
+{
+  OneParams p;
+  static_cast<TiledParams &> (p) = t;
+  p.gcol = reinterpret_cast<uint32_t *> (ws + l.gcol);
+  p.gtot = reinterpret_cast<uint32_t *> (ws + l.gtot);
+  p.gtp = reinterpret_cast<u64 *> (ws + l.gtp);
+  p.ctl = reinterpret_cast<uint32_t *> (ws);
+  p.flags = reinterpret_cast<uint32_t *> (ws + kFlagsOffset);
+  p.ngroups = l.ngroups;
+  p.lag = g_tuning.tiled_lag >= 1 && g_tuning.tiled_lag <= 8 ?
+      g_tuning.tiled_lag : 2;
+  p.ntickets = (p.ngroups + p.lag) * (2 * p.ntx + 1);
+  /* the second read of the input is lag steps behind the first, wherever
+   * the plane is, unless turned off */
+  p.keep_in_l2 = g_tuning.tiled_l2 != 1;
+  const int grid = std::min (2 * detail::sm_count (), p.ntickets);
+  auto kernel = g_tuning.tiled_plain == 0 ? sat_tiled_one<T, true> :
+      sat_tiled_one<T, false>;
+  return launch (kernel, grid, 32 * kTiledGroup, 0, stream, p,
+      "sat_tiled_one", detail::between_calls_pdl ());
+}
+
 Status
 run_tiled (const ImageView &src, SatType type, const SatDest &dst,
-    uint8_t *ws, const TiledLayout &l, int th, cudaStream_t stream)
+    uint8_t *ws, const TiledLayout &l, const detail::SatConfig &cfg,
+    cudaStream_t stream)
 {
+  const int th = cfg.th;
   TiledParams p;
   static_cast<detail::SatTiles &> (p) = tiled_tables_of (src, ws, l, th,
-      tiled_grouped (src.width, th));
+      cfg.grouped);
   const int l2 = g_tuning.tiled_l2;
   /* measured on the H100 (50 MiB L2): a gain up to 16384 x 4096 (1.3 L2),
    * a loss at 16384^2 (5.1 L2) */
@@ -2131,6 +2420,9 @@ run_tiled (const ImageView &src, SatType type, const SatDest &dst,
           (size_t) detail::l2_cache_bytes () / 2 * 3);
   p.sum = dst.sum;
   p.sum_pitch = dst.sum_pitch;
+  if (cfg.one)
+    return type == SatType::u32 ? run_tiled_one<uint32_t> (p, ws, l, stream)
+        : run_tiled_one<u64> (p, ws, l, stream);
   return th == 32 ? run_tiled_th<32> (p, type, stream)
       : run_tiled_th<16> (p, type, stream);
 }
@@ -2145,15 +2437,14 @@ sat_tiled_tables (const ImageView &src, void *d_ws, size_t ws_bytes,
 {
   if (!out || !sat_tiled_serves (src))
     return Status::unsupported;
-  const SatConfig cfg = sat_config (src.width, src.height, SatType::u32, false,
-      SatAlgorithm::tiled);
-  const TiledLayout l = make_tiled_layout (src.width, src.height, cfg.th);
+  const int th = tables_th (src.width, src.height);
+  const TiledLayout l = make_tiled_layout (src.width, src.height, th);
   if (!d_ws || ws_bytes < l.total || (uintptr_t) d_ws % 16 != 0)
     return Status::invalid_argument;
-  *out = tiled_tables_of (src, static_cast<uint8_t *> (d_ws), l, cfg.th,
-      cfg.grouped && allow_grouped);
+  *out = tiled_tables_of (src, static_cast<uint8_t *> (d_ws), l, th,
+      tiled_grouped (src.width, th) && allow_grouped);
   const cudaStream_t cs = (cudaStream_t) stream;
-  return cfg.th == 32 ? run_tiled_tables<32> (*out, cs)
+  return th == 32 ? run_tiled_tables<32> (*out, cs)
       : run_tiled_tables<16> (*out, cs);
 }
 
@@ -2201,7 +2492,7 @@ integral (const ImageView &src, SatType type, const SatDest &dst, void *d_ws,
     return Status::invalid_argument;
   if (tiled)
     return run_tiled (src, type, dst, static_cast<uint8_t *> (d_ws), tl,
-        cfg.th, cs);
+        cfg, cs);
 
   SatParams p;
   p.src = src.data;
