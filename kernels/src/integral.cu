@@ -1751,42 +1751,53 @@ sat_tiled_output_grouped (const TiledParams p)
  * groups ahead (reads) run beside the output of the groups behind (writes),
  * where two launches read, then write. Tasks, for each step s (ntx + 1 + ntx
  * tickets; lag D = OneParams::lag, >= 1):
- *   S(s - 1)  the scans of group s - 1, once its tile sums are in: along
- *             the tile columns (in place: the row sums, row[y][tx], and the
- *             in-group totals, tot), then, once S(s - 2) is done, down the
- *             groups (in place: gcol and gtot become sums over the groups
- *             up to it; gtp[g][tx] the total above and left of the group's
- *             tile column tx, 64-bit);
+ *   S(s - 1)  once group s - 1's tile sums are in (flags[g] = ntx), its
+ *             scans along the tile columns, exclusive and in place: the row
+ *             sums (row[y][tx]), the in-group totals (tot) and the group's
+ *             totals (gtot[g][tx] becomes the sum over the group's rows
+ *             left of tile column tx); then flags[G + g] = 1;
  *   A(s, tx)  the grouped first pass's tile sums of group s (counted in
  *             flags[g]; its row sums transposed, tiled_row_at);
  *   B(s - D, tx)  the output of the tiles that A(s - D, tx) summed: loads
- *             its input, then waits for S(s - D) (flags[G + g]).
- * A task waits only for tasks of lower tickets, and those are held by
- * running blocks (a block takes a ticket only once it runs), so the grid
- * may be any size. The last block to finish zeros the ticket and flags
- * for the next call, as single_pass does. The input is read twice, as in
- * two launches, but the second read is D steps after the first and comes
- * from L2 (keep_in_l2 is set at every size). */
+ *             its input, waits for S(s - D), then takes the sums of the
+ *             groups above it in tile column tx by a decoupled look-back
+ *             (vin, cin and the flags at flags[2 G + g ntx + tx]: the
+ *             column sums and the corner summed down through group g, which
+ *             B(g, tx) publishes before it writes its rows).
+ * Nothing is chained from group to group: a look-back adds the aggregates
+ * of groups whose sums are not yet published. A task waits only for tasks
+ * of lower tickets, and those are held by running blocks (a block takes a
+ * ticket only once it runs), so the grid may be any size. The last block
+ * to finish zeros the ticket and flags for the next call, as single_pass
+ * does. The input is read twice, as in two launches, but the second read
+ * is D steps after the first and comes from L2. */
 struct OneParams : TiledParams {
-  u64 *gtp;             /* [ngroups][ntx] */
+  uint32_t *vin;        /* [ngroups][colp] */
+  u64 *cin;             /* [ngroups][ntx] */
   uint32_t *ctl;        /* [2] ticket, [3] blocks done */
-  uint32_t *flags;      /* [g] A tasks done, [ngroups + g] S done */
+  uint32_t *flags;      /* above: 2 ngroups + ngroups ntx words */
   int ngroups;
   int lag;
   int ntickets;
 };
 
+/* the one launch's flags fit the workspace's at the largest plane */
+static_assert ((detail::kSatTiledMaxSide / 256) * (2 + detail::kSatTiledMaxSide /
+        128) <= kMaxStrips, "one launch: flags");
+
 /* S(g) along the tile columns: warp w scans tile row 16 g + w's 16 rows of
  * row sums and its totals (sequence 16), each ntx long, exclusive and in
  * place, 32 tile columns a round, the loads of N sequences from S0 in
- * flight together. */
+ * flight together; sequence 17 (warp 0): the group's totals. */
 template <int S0, int N>
 __device__ __forceinline__ void
-one_scan_seqs (const OneParams &p, int ty, int lane)
+one_scan_seqs (const OneParams &p, int g, int ty, int lane)
 {
-  /* sequence s: row sums from r0 + s ntx (s < 16), totals from t0 */
+  /* sequence s: row sums from r0 + s ntx (s < 16), totals from t0, the
+   * group's from g0 */
   uint32_t *const r0 = p.row + (size_t) ty * 16 * p.ntx;
   uint32_t *const t0 = p.tot + (size_t) ty * p.ntx;
+  uint32_t *const g0 = p.gtot + (size_t) g * p.ntx;
   const int n = p.ntx;
   uint32_t carry[N];
 #pragma unroll
@@ -1798,13 +1809,14 @@ one_scan_seqs (const OneParams &p, int ty, int lane)
     uint32_t v[N];
 #pragma unroll
     for (int s = 0; s < N; s++)
-      v[s] = in ? __ldcg ((S0 + s < 16 ? r0 + (S0 + s) * n : t0) + tx) : 0u;
+      v[s] = in ? __ldcg ((S0 + s < 16 ? r0 + (S0 + s) * n : S0 + s == 16 ?
+              t0 : g0) + tx) : 0u;
 #pragma unroll
     for (int s = 0; s < N; s++) {
       const uint32_t i = detail::warp_inclusive_scan_u32 (v[s]);
       if (in)
-        __stcg ((S0 + s < 16 ? r0 + (S0 + s) * n : t0) + tx, carry[s] + i -
-            v[s]);
+        __stcg ((S0 + s < 16 ? r0 + (S0 + s) * n : S0 + s == 16 ? t0 : g0) +
+            tx, carry[s] + i - v[s]);
       carry[s] += __shfl_sync (0xffffffffu, i, 31);
     }
   }
@@ -1814,43 +1826,14 @@ __device__ __forceinline__ void
 one_scan_across (const OneParams &p, int g, int warp, int lane)
 {
   const int ty = g * kTiledGroup + warp;
-  if (ty >= p.nty)
-    return;
-  one_scan_seqs<0, 9> (p, ty, lane);
-  one_scan_seqs<9, 8> (p, ty, lane);
-}
-
-/* S(g) down the groups (S(g - 1) done): gcol[g] and gtot[g] += those of
- * g - 1 (already summed down to it); gtp[g][tx] = the sum of gtot[g - 1]
- * over the tile columns left of tx (zero for group 0). */
-__device__ __forceinline__ void
-one_scan_down (const OneParams &p, int g, int tid, int warp, int lane)
-{
-  if (g > 0) {
-    uint4 *cur = reinterpret_cast<uint4 *> (p.gcol + (size_t) g * p.colp);
-    const uint4 *up = reinterpret_cast<const uint4 *> (p.gcol +
-        (size_t) (g - 1) * p.colp);
-    for (int i = tid; i < (int) (p.colp / 4); i += blockDim.x) {
-      uint4 a = __ldcg (cur + i);
-      add4 (a, __ldcg (up + i));
-      __stcg (cur + i, a);
-    }
-    for (int tx = tid; tx < p.ntx; tx += blockDim.x)
-      __stcg (p.gtot + (size_t) g * p.ntx + tx, __ldcg (p.gtot +
-              (size_t) g * p.ntx + tx) + __ldcg (p.gtot + (size_t) (g - 1) *
-              p.ntx + tx));
-  }
-  if (warp == 0) {
-    u64 carry = 0;
-    for (int c0 = 0; c0 < p.ntx; c0 += 32) {
-      const int tx = c0 + lane;
-      const u64 v = g > 0 && tx < p.ntx ? __ldcg (p.gtot +
-          (size_t) (g - 1) * p.ntx + tx) : 0u;
-      const u64 i = detail::warp_inclusive_scan (v, lane);
-      if (tx < p.ntx)
-        __stcg (p.gtp + (size_t) g * p.ntx + tx, carry + i - v);
-      carry += __shfl_sync (0xffffffffu, i, 31);
-    }
+  if (ty < p.nty) {
+    /* six sequences' loads at a time: nine spill */
+    one_scan_seqs<0, 6> (p, g, ty, lane);
+    one_scan_seqs<6, 6> (p, g, ty, lane);
+    if (warp == 0)
+      one_scan_seqs<12, 6> (p, g, ty, lane);
+    else
+      one_scan_seqs<12, 5> (p, g, ty, lane);
   }
 }
 
@@ -1878,10 +1861,53 @@ one_wait (const uint32_t *flag, uint32_t want)
   __syncthreads ();
 }
 
-/* B(g, tx): warp w writes tile (tx, 16 g + w) of the table. */
+/* B(g, tx)'s look-back (warp 0, lane's 4 columns from x): the column sums
+ * v and the corner c of the groups above g in tile column tx; then
+ * publishes them through group g. */
+__device__ __forceinline__ void
+one_look_back (const OneParams &p, int g, int tx, int x, int lane, uint4 &v,
+    u64 &c)
+{
+  const int G = p.ngroups;
+  uint32_t *const incl = p.flags + 2 * G;
+  /* group g's own aggregates, for the publish */
+  const uint4 ga = __ldcg (reinterpret_cast<const uint4 *> (p.gcol +
+          (size_t) g * p.colp + x));
+  const uint32_t gt = __ldcg (p.gtot + (size_t) g * p.ntx + tx);
+  v = make_uint4 (0, 0, 0, 0);
+  c = 0;
+  for (int k = g - 1; k >= 0; k--) {
+    if (detail::ld_acquire_gpu (incl + (size_t) k * p.ntx + tx)) {
+      add4 (v, __ldcg (reinterpret_cast<const uint4 *> (p.vin +
+                  (size_t) k * p.colp + x)));
+      c += __ldcg (p.cin + (size_t) k * p.ntx + tx);
+      break;
+    }
+    /* k's aggregates: A(k, tx)'s column sums, S(k)'s corner part */
+    detail::spin_until_at_least (p.flags + G + k, 1u);
+    add4 (v, __ldcg (reinterpret_cast<const uint4 *> (p.gcol +
+                (size_t) k * p.colp + x)));
+    c += __ldcg (p.gtot + (size_t) k * p.ntx + tx);
+  }
+  if (g + 1 < G) {
+    uint4 o = v;
+    add4 (o, ga);
+    __stcg (reinterpret_cast<uint4 *> (p.vin + (size_t) g * p.colp + x), o);
+    if (lane == 0)
+      __stcg (p.cin + (size_t) g * p.ntx + tx, c + gt);
+    __threadfence ();
+    __syncwarp ();
+    if (lane == 0)
+      detail::st_release_gpu (incl + (size_t) g * p.ntx + tx, 1u);
+  }
+}
+
+/* B(g, tx): warp w writes tile (tx, 16 g + w) of the table; vs and cs:
+ * the block's shared memory for the look-back's result. */
 template <typename T, bool CS>
 __device__ __forceinline__ void
-one_output (const OneParams &p, int g, int tx, int warp, int lane)
+one_output (const OneParams &p, int g, int tx, int warp, int lane,
+    uint4 (&vs)[32], u64 &cs)
 {
   const int ty = g * kTiledGroup + warp;
   const bool live = ty < p.nty;
@@ -1891,15 +1917,21 @@ one_output (const OneParams &p, int g, int tx, int warp, int lane)
   if (live)
     tile_rows<16> (p, top, x, tiled_input_policy (p, false), w);
   one_wait (p.flags + p.ngroups + g, 1u);
+  if (warp == 0) {
+    uint4 v;
+    u64 c;
+    one_look_back (p, g, tx, x, lane, v, c);
+    vs[lane] = v;
+    if (lane == 0)
+      cs = c;
+  }
+  __syncthreads ();
   if (!live)
     return;
   uint4 v = __ldcg (reinterpret_cast<const uint4 *> (p.col +
           (size_t) ty * p.colp + x));
-  if (g > 0)
-    add4 (v, __ldcg (reinterpret_cast<const uint4 *> (p.gcol +
-                (size_t) (g - 1) * p.colp + x)));
-  const T corner = (T) __ldcg (p.gtp + (size_t) g * p.ntx + tx) +
-      (T) __ldcg (p.tot + (size_t) ty * p.ntx + tx);
+  add4 (v, vs[lane]);
+  const T corner = (T) cs + (T) __ldcg (p.tot + (size_t) ty * p.ntx + tx);
   const uint32_t rl = lane < 16 ? __ldcg (tiled_row_at<true> (p, tx,
           top + lane)) : 0u;
   tiled_emit<16, T, CS> (p, w, v, corner, rl, x, top, lane);
@@ -1912,6 +1944,7 @@ sat_tiled_one (const OneParams p)
 {
   __shared__ uint4 cs[kTiledGroup][32];
   __shared__ uint32_t ts[kTiledGroup];
+  __shared__ u64 s_corner;
   __shared__ int s_ticket[2];
   __shared__ bool s_last;
   /* the call's first and last kernel: waits for the kernel ahead, then
@@ -1935,9 +1968,6 @@ sat_tiled_one (const OneParams p)
       if (g >= 0 && g < G) {
         one_wait (p.flags + g, (uint32_t) p.ntx);
         one_scan_across (p, g, warp, lane);
-        if (g > 0)
-          one_wait (p.flags + G + g - 1, 1u);
-        one_scan_down (p, g, tid, warp, lane);
         one_publish (p.flags + G + g, false);
       }
     } else {
@@ -1950,10 +1980,11 @@ sat_tiled_one (const OneParams p)
       } else {
         const int g = step - p.lag;
         if (g >= 0 && g < G)
-          one_output<T, CS> (p, g, tx, warp, lane);
+          one_output<T, CS> (p, g, tx, warp, lane, cs[0], s_corner);
       }
     }
-    /* s_ticket[n & 1] read, cs and ts free, before they are written again */
+    /* s_ticket[n & 1] read, the shared arrays free, before they are
+     * written again */
     __syncthreads ();
   }
   /* the last block to finish leaves the ticket and flags at zero */
@@ -1963,7 +1994,8 @@ sat_tiled_one (const OneParams p)
   }
   __syncthreads ();
   if (s_last) {
-    for (int i = tid; i < 2 * G; i += blockDim.x)
+    const int nflags = G * (2 + p.ntx);
+    for (int i = tid; i < nflags; i += blockDim.x)
       p.flags[i] = 0;
     if (tid == 0) {
       p.ctl[2] = 0;
@@ -2050,12 +2082,13 @@ tables_th (int width, int height)
 
 /* Workspace of tiled, after the control words: col[nty][colp], row[ntx][rowp]
  * (one launch: [rowp][ntx]), tot[nty][ntx]; with 16-row tiles (grouped or
- * one launch) also gcol[ngroups][colp], gtot[ngroups][ntx] and gtp
- * [ngroups][ntx] (u64, one launch). */
+ * one launch) also gcol[ngroups][colp], gtot[ngroups][ntx], and for one
+ * launch vin[ngroups][colp] and cin[ngroups][ntx] (u64). */
 struct TiledLayout {
   int ntx = 0, nty = 0, ngroups = 0;  /* ngroups 0: no group tables */
   size_t colp = 0, rowp = 0;
-  size_t col = 0, row = 0, tot = 0, gcol = 0, gtot = 0, gtp = 0, total = 0;
+  size_t col = 0, row = 0, tot = 0, gcol = 0, gtot = 0, vin = 0, cin = 0,
+      total = 0;
 };
 
 struct Layout {
@@ -2114,7 +2147,9 @@ make_tiled_layout (int width, int height, int th)
     off = align256 (off + (size_t) l.ngroups * l.colp * 4);
     l.gtot = off;
     off = align256 (off + (size_t) l.ngroups * l.ntx * 4);
-    l.gtp = off;
+    l.vin = off;
+    off = align256 (off + (size_t) l.ngroups * l.colp * 4);
+    l.cin = off;
     off = align256 (off + (size_t) l.ngroups * l.ntx * 8);
   }
   l.total = off;
@@ -2387,7 +2422,8 @@ run_tiled_one (const TiledParams &t, uint8_t *ws, const TiledLayout &l,
   static_cast<TiledParams &> (p) = t;
   p.gcol = reinterpret_cast<uint32_t *> (ws + l.gcol);
   p.gtot = reinterpret_cast<uint32_t *> (ws + l.gtot);
-  p.gtp = reinterpret_cast<u64 *> (ws + l.gtp);
+  p.vin = reinterpret_cast<uint32_t *> (ws + l.vin);
+  p.cin = reinterpret_cast<u64 *> (ws + l.cin);
   p.ctl = reinterpret_cast<uint32_t *> (ws);
   p.flags = reinterpret_cast<uint32_t *> (ws + kFlagsOffset);
   p.ngroups = l.ngroups;
