@@ -1420,11 +1420,14 @@ sat_tiled_aggregate (const TiledParams p)
  * bytes spilled on sm_90): UHD's 270 blocks are one wave (two an SM left
  * 6 for a second). */
 /* The grouped first pass's work for tile column tx of group g, by a block
- * of kTiledGroup warps (cs, ts: its shared memory); ROWS_T: tiled_row_at. */
+ * of kTiledGroup warps (cs, ts: its shared memory); ROWS_T: tiled_row_at.
+ * The last warp gets the group's column sums (gv, its lane's 4) and total
+ * (gt). */
 template <int TH, bool ROWS_T>
 __device__ __forceinline__ void
 tiled_group_sums (const TiledParams &p, int g, int tx,
-    uint4 (&cs)[kTiledGroup][32], uint32_t (&ts)[kTiledGroup])
+    uint4 (&cs)[kTiledGroup][32], uint32_t (&ts)[kTiledGroup], uint4 &gv,
+    uint32_t &gt)
 {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int ty = g * kTiledGroup + warp;
@@ -1443,9 +1446,11 @@ tiled_group_sums (const TiledParams &p, int g, int tx,
   }
   if (warp == kTiledGroup - 1) {
     add4 (e, c);
+    gv = e;
+    gt = et + t;
     __stcg (reinterpret_cast<uint4 *> (p.gcol + (size_t) g * p.colp + x), e);
     if (lane == 0)
-      __stcg (p.gtot + (size_t) g * p.ntx + tx, et + t);
+      __stcg (p.gtot + (size_t) g * p.ntx + tx, gt);
   }
 }
 
@@ -1458,8 +1463,10 @@ sat_tiled_aggregate_grouped (const TiledParams p)
   /* the kernel ahead first: the output pass reads the input before its
    * own wait */
   detail::start_of_call ();
+  uint4 gv;
+  uint32_t gt;
   tiled_group_sums<TH, false> (p, blockIdx.x / p.ntx, blockIdx.x % p.ntx, cs,
-      ts);
+      ts, gv, gt);
 }
 
 /* Exclusive scan, in place, of n vectors of 4 u32 (stride elements apart,
@@ -1751,31 +1758,32 @@ sat_tiled_output_grouped (const TiledParams p)
  * groups ahead (reads) run beside the output of the groups behind (writes),
  * where two launches read, then write. Tasks, for each step s (ntx + 1 + ntx
  * tickets; lag D = OneParams::lag, >= 1):
- *   S(s - 1)  once group s - 1's tile sums are in (flags[g] = ntx), its
+ *   A(s, tx)  the grouped first pass's tile sums of group s in tile column
+ *             tx (row sums transposed, tiled_row_at); then a decoupled
+ *             look-back up the tile column: its group's column sums and
+ *             total are published (look-back flag 1), then, added to those
+ *             of the groups above, vin[g][x] and tin[g][tx] (flag 2);
+ *             counted in flags[g];
+ *   S(s - 1)  once group s - 1's A tasks are done (flags[g] = ntx), its
  *             scans along the tile columns, exclusive and in place: the row
- *             sums (row[y][tx]), the in-group totals (tot) and the group's
- *             totals (gtot[g][tx] becomes the sum over the group's rows
- *             left of tile column tx); then flags[G + g] = 1;
- *   A(s, tx)  the grouped first pass's tile sums of group s (counted in
- *             flags[g]; its row sums transposed, tiled_row_at);
+ *             sums and the in-group totals (tot); and cex[g][tx], the sum
+ *             above the group left of tile column tx (64-bit); then
+ *             flags[G + g] = 1;
  *   B(s - D, tx)  the output of the tiles that A(s - D, tx) summed: loads
- *             its input, waits for S(s - D), then takes the sums of the
- *             groups above it in tile column tx by a decoupled look-back
- *             (vin, cin and the flags at flags[2 G + g ntx + tx]: the
- *             column sums and the corner summed down through group g, which
- *             B(g, tx) publishes before it writes its rows).
- * Nothing is chained from group to group: a look-back adds the aggregates
- * of groups whose sums are not yet published. A task waits only for tasks
- * of lower tickets, and those are held by running blocks (a block takes a
- * ticket only once it runs), so the grid may be any size. The last block
- * to finish zeros the ticket and flags for the next call, as single_pass
- * does. The input is read twice, as in two launches, but the second read
- * is D steps after the first and comes from L2. */
+ *             its input, waits for S(s - D), then writes the rows.
+ * Nothing is chained from group to group but the look-back, which adds the
+ * aggregates of groups whose sums are not yet published. A task waits only
+ * for tasks of lower tickets, and those are held by running blocks (a block
+ * takes a ticket only once it runs), so the grid may be any size. The last
+ * block to finish zeros the ticket and flags for the next call, as
+ * single_pass does. The input is read twice, as in two launches, but the
+ * second read is D steps after the first and comes from L2. */
 struct OneParams : TiledParams {
-  uint32_t *vin;        /* [ngroups][colp] */
-  u64 *cin;             /* [ngroups][ntx] */
+  uint32_t *vin;        /* [ngroups][colp]: column sums through group g */
+  uint32_t *tin;        /* [ngroups][ntx]: tile column totals through g */
+  u64 *cex;             /* [ngroups][ntx] */
   uint32_t *ctl;        /* [2] ticket, [3] blocks done */
-  uint32_t *flags;      /* above: 2 ngroups + ngroups ntx words */
+  uint32_t *flags;      /* [g], [G + g] above; look-back [2 G + g ntx + tx] */
   int ngroups;
   int lag;
   int ntickets;
@@ -1788,16 +1796,14 @@ static_assert ((detail::kSatTiledMaxSide / 256) * (2 + detail::kSatTiledMaxSide 
 /* S(g) along the tile columns: warp w scans tile row 16 g + w's 16 rows of
  * row sums and its totals (sequence 16), each ntx long, exclusive and in
  * place, 32 tile columns a round, the loads of N sequences from S0 in
- * flight together; sequence 17 (warp 0): the group's totals. */
+ * flight together. */
 template <int S0, int N>
 __device__ __forceinline__ void
-one_scan_seqs (const OneParams &p, int g, int ty, int lane)
+one_scan_seqs (const OneParams &p, int ty, int lane)
 {
-  /* sequence s: row sums from r0 + s ntx (s < 16), totals from t0, the
-   * group's from g0 */
+  /* sequence s: row sums from r0 + s ntx (s < 16), totals from t0 */
   uint32_t *const r0 = p.row + (size_t) ty * 16 * p.ntx;
   uint32_t *const t0 = p.tot + (size_t) ty * p.ntx;
-  uint32_t *const g0 = p.gtot + (size_t) g * p.ntx;
   const int n = p.ntx;
   uint32_t carry[N];
 #pragma unroll
@@ -1809,32 +1815,82 @@ one_scan_seqs (const OneParams &p, int g, int ty, int lane)
     uint32_t v[N];
 #pragma unroll
     for (int s = 0; s < N; s++)
-      v[s] = in ? __ldcg ((S0 + s < 16 ? r0 + (S0 + s) * n : S0 + s == 16 ?
-              t0 : g0) + tx) : 0u;
+      v[s] = in ? __ldcg ((S0 + s < 16 ? r0 + (S0 + s) * n : t0) + tx) : 0u;
 #pragma unroll
     for (int s = 0; s < N; s++) {
       const uint32_t i = detail::warp_inclusive_scan_u32 (v[s]);
       if (in)
-        __stcg ((S0 + s < 16 ? r0 + (S0 + s) * n : S0 + s == 16 ? t0 : g0) +
-            tx, carry[s] + i - v[s]);
+        __stcg ((S0 + s < 16 ? r0 + (S0 + s) * n : t0) + tx, carry[s] + i -
+            v[s]);
       carry[s] += __shfl_sync (0xffffffffu, i, 31);
     }
   }
 }
 
+/* S(g): the scans above; warp 0 also cex[g] (from tin less the group's own
+ * totals: the tile column totals above the group). */
 __device__ __forceinline__ void
-one_scan_across (const OneParams &p, int g, int warp, int lane)
+one_scan (const OneParams &p, int g, int warp, int lane)
 {
   const int ty = g * kTiledGroup + warp;
   if (ty < p.nty) {
     /* six sequences' loads at a time: nine spill */
-    one_scan_seqs<0, 6> (p, g, ty, lane);
-    one_scan_seqs<6, 6> (p, g, ty, lane);
-    if (warp == 0)
-      one_scan_seqs<12, 6> (p, g, ty, lane);
-    else
-      one_scan_seqs<12, 5> (p, g, ty, lane);
+    one_scan_seqs<0, 6> (p, ty, lane);
+    one_scan_seqs<6, 6> (p, ty, lane);
+    one_scan_seqs<12, 5> (p, ty, lane);
   }
+  if (warp == 0) {
+    u64 carry = 0;
+    for (int c0 = 0; c0 < p.ntx; c0 += 32) {
+      const int tx = c0 + lane;
+      const size_t o = (size_t) g * p.ntx + tx;
+      const u64 v = tx < p.ntx ? (u64) (__ldcg (p.tin + o) - __ldcg (p.gtot +
+              o)) : 0u;
+      const u64 i = detail::warp_inclusive_scan (v, lane);
+      if (tx < p.ntx)
+        __stcg (p.cex + o, carry + i - v);
+      carry += __shfl_sync (0xffffffffu, i, 31);
+    }
+  }
+}
+
+/* A(g, tx)'s look-back (the last warp, which holds the group's column sums
+ * gv, lane's 4 from x, and total gt): publishes those, adds those of the
+ * groups above (their sums through them where published, else their own,
+ * looking further up), publishes the sums through g. */
+__device__ __forceinline__ void
+one_look_back (const OneParams &p, int g, int tx, int x, int lane,
+    const uint4 &gv, uint32_t gt)
+{
+  uint32_t *const lb = p.flags + 2 * p.ngroups;
+  const size_t o = (size_t) g * p.ntx + tx;
+  /* gcol and gtot of g are stored (tiled_group_sums) */
+  __threadfence ();
+  __syncwarp ();
+  if (lane == 0)
+    detail::st_release_gpu (lb + o, 1u);
+  uint4 v = gv;
+  uint32_t t = gt;
+  for (int k = g - 1; k >= 0; k--) {
+    const size_t ok = (size_t) k * p.ntx + tx;
+    const uint32_t f = detail::spin_until_at_least (lb + ok, 1u);
+    if (f == 2) {
+      add4 (v, __ldcg (reinterpret_cast<const uint4 *> (p.vin +
+                  (size_t) k * p.colp + x)));
+      t += __ldcg (p.tin + ok);
+      break;
+    }
+    add4 (v, __ldcg (reinterpret_cast<const uint4 *> (p.gcol +
+                (size_t) k * p.colp + x)));
+    t += __ldcg (p.gtot + ok);
+  }
+  __stcg (reinterpret_cast<uint4 *> (p.vin + (size_t) g * p.colp + x), v);
+  if (lane == 0)
+    __stcg (p.tin + o, t);
+  __threadfence ();
+  __syncwarp ();
+  if (lane == 0)
+    detail::st_release_gpu (lb + o, 2u);
 }
 
 /* Publishes a task's stores (every thread's) through flag: the pattern of
@@ -1861,53 +1917,10 @@ one_wait (const uint32_t *flag, uint32_t want)
   __syncthreads ();
 }
 
-/* B(g, tx)'s look-back (warp 0, lane's 4 columns from x): the column sums
- * v and the corner c of the groups above g in tile column tx; then
- * publishes them through group g. */
-__device__ __forceinline__ void
-one_look_back (const OneParams &p, int g, int tx, int x, int lane, uint4 &v,
-    u64 &c)
-{
-  const int G = p.ngroups;
-  uint32_t *const incl = p.flags + 2 * G;
-  /* group g's own aggregates, for the publish */
-  const uint4 ga = __ldcg (reinterpret_cast<const uint4 *> (p.gcol +
-          (size_t) g * p.colp + x));
-  const uint32_t gt = __ldcg (p.gtot + (size_t) g * p.ntx + tx);
-  v = make_uint4 (0, 0, 0, 0);
-  c = 0;
-  for (int k = g - 1; k >= 0; k--) {
-    if (detail::ld_acquire_gpu (incl + (size_t) k * p.ntx + tx)) {
-      add4 (v, __ldcg (reinterpret_cast<const uint4 *> (p.vin +
-                  (size_t) k * p.colp + x)));
-      c += __ldcg (p.cin + (size_t) k * p.ntx + tx);
-      break;
-    }
-    /* k's aggregates: A(k, tx)'s column sums, S(k)'s corner part */
-    detail::spin_until_at_least (p.flags + G + k, 1u);
-    add4 (v, __ldcg (reinterpret_cast<const uint4 *> (p.gcol +
-                (size_t) k * p.colp + x)));
-    c += __ldcg (p.gtot + (size_t) k * p.ntx + tx);
-  }
-  if (g + 1 < G) {
-    uint4 o = v;
-    add4 (o, ga);
-    __stcg (reinterpret_cast<uint4 *> (p.vin + (size_t) g * p.colp + x), o);
-    if (lane == 0)
-      __stcg (p.cin + (size_t) g * p.ntx + tx, c + gt);
-    __threadfence ();
-    __syncwarp ();
-    if (lane == 0)
-      detail::st_release_gpu (incl + (size_t) g * p.ntx + tx, 1u);
-  }
-}
-
-/* B(g, tx): warp w writes tile (tx, 16 g + w) of the table; vs and cs:
- * the block's shared memory for the look-back's result. */
+/* B(g, tx): warp w writes tile (tx, 16 g + w) of the table. */
 template <typename T, bool CS>
 __device__ __forceinline__ void
-one_output (const OneParams &p, int g, int tx, int warp, int lane,
-    uint4 (&vs)[32], u64 &cs)
+one_output (const OneParams &p, int g, int tx, int warp, int lane)
 {
   const int ty = g * kTiledGroup + warp;
   const bool live = ty < p.nty;
@@ -1917,21 +1930,21 @@ one_output (const OneParams &p, int g, int tx, int warp, int lane,
   if (live)
     tile_rows<16> (p, top, x, tiled_input_policy (p, false), w);
   one_wait (p.flags + p.ngroups + g, 1u);
-  if (warp == 0) {
-    uint4 v;
-    u64 c;
-    one_look_back (p, g, tx, x, lane, v, c);
-    vs[lane] = v;
-    if (lane == 0)
-      cs = c;
-  }
-  __syncthreads ();
   if (!live)
     return;
+  /* above the tile: in the group (col), and above the group (the sums
+   * through it less its own) */
+  const size_t gx = (size_t) g * p.colp + x;
   uint4 v = __ldcg (reinterpret_cast<const uint4 *> (p.col +
           (size_t) ty * p.colp + x));
-  add4 (v, vs[lane]);
-  const T corner = (T) cs + (T) __ldcg (p.tot + (size_t) ty * p.ntx + tx);
+  const uint4 thru = __ldcg (reinterpret_cast<const uint4 *> (p.vin + gx));
+  const uint4 own = __ldcg (reinterpret_cast<const uint4 *> (p.gcol + gx));
+  v.x += thru.x - own.x;
+  v.y += thru.y - own.y;
+  v.z += thru.z - own.z;
+  v.w += thru.w - own.w;
+  const T corner = (T) __ldcg (p.cex + (size_t) g * p.ntx + tx) +
+      (T) __ldcg (p.tot + (size_t) ty * p.ntx + tx);
   const uint32_t rl = lane < 16 ? __ldcg (tiled_row_at<true> (p, tx,
           top + lane)) : 0u;
   tiled_emit<16, T, CS> (p, w, v, corner, rl, x, top, lane);
@@ -1944,7 +1957,6 @@ sat_tiled_one (const OneParams p)
 {
   __shared__ uint4 cs[kTiledGroup][32];
   __shared__ uint32_t ts[kTiledGroup];
-  __shared__ u64 s_corner;
   __shared__ int s_ticket[2];
   __shared__ bool s_last;
   /* the call's first and last kernel: waits for the kernel ahead, then
@@ -1967,20 +1979,24 @@ sat_tiled_one (const OneParams p)
       const int g = step - 1;
       if (g >= 0 && g < G) {
         one_wait (p.flags + g, (uint32_t) p.ntx);
-        one_scan_across (p, g, warp, lane);
+        one_scan (p, g, warp, lane);
         one_publish (p.flags + G + g, false);
       }
     } else {
       const int tx = (j - 1) >> 1;
       if (((j - 1) & 1) == 0) {
         if (step < G) {
-          tiled_group_sums<16, true> (p, step, tx, cs, ts);
+          uint4 gv;
+          uint32_t gt;
+          tiled_group_sums<16, true> (p, step, tx, cs, ts, gv, gt);
+          if (warp == kTiledGroup - 1)
+            one_look_back (p, step, tx, tx * kTW + 4 * lane, lane, gv, gt);
           one_publish (p.flags + step, true);
         }
       } else {
         const int g = step - p.lag;
         if (g >= 0 && g < G)
-          one_output<T, CS> (p, g, tx, warp, lane, cs[0], s_corner);
+          one_output<T, CS> (p, g, tx, warp, lane);
       }
     }
     /* s_ticket[n & 1] read, the shared arrays free, before they are
@@ -2083,12 +2099,13 @@ tables_th (int width, int height)
 /* Workspace of tiled, after the control words: col[nty][colp], row[ntx][rowp]
  * (one launch: [rowp][ntx]), tot[nty][ntx]; with 16-row tiles (grouped or
  * one launch) also gcol[ngroups][colp], gtot[ngroups][ntx], and for one
- * launch vin[ngroups][colp] and cin[ngroups][ntx] (u64). */
+ * launch vin[ngroups][colp], tin[ngroups][ntx] and cex[ngroups][ntx]
+ * (u64). */
 struct TiledLayout {
   int ntx = 0, nty = 0, ngroups = 0;  /* ngroups 0: no group tables */
   size_t colp = 0, rowp = 0;
-  size_t col = 0, row = 0, tot = 0, gcol = 0, gtot = 0, vin = 0, cin = 0,
-      total = 0;
+  size_t col = 0, row = 0, tot = 0, gcol = 0, gtot = 0, vin = 0, tin = 0,
+      cex = 0, total = 0;
 };
 
 struct Layout {
@@ -2149,7 +2166,9 @@ make_tiled_layout (int width, int height, int th)
     off = align256 (off + (size_t) l.ngroups * l.ntx * 4);
     l.vin = off;
     off = align256 (off + (size_t) l.ngroups * l.colp * 4);
-    l.cin = off;
+    l.tin = off;
+    off = align256 (off + (size_t) l.ngroups * l.ntx * 4);
+    l.cex = off;
     off = align256 (off + (size_t) l.ngroups * l.ntx * 8);
   }
   l.total = off;
@@ -2423,7 +2442,8 @@ run_tiled_one (const TiledParams &t, uint8_t *ws, const TiledLayout &l,
   p.gcol = reinterpret_cast<uint32_t *> (ws + l.gcol);
   p.gtot = reinterpret_cast<uint32_t *> (ws + l.gtot);
   p.vin = reinterpret_cast<uint32_t *> (ws + l.vin);
-  p.cin = reinterpret_cast<u64 *> (ws + l.cin);
+  p.tin = reinterpret_cast<uint32_t *> (ws + l.tin);
+  p.cex = reinterpret_cast<u64 *> (ws + l.cex);
   p.ctl = reinterpret_cast<uint32_t *> (ws);
   p.flags = reinterpret_cast<uint32_t *> (ws + kFlagsOffset);
   p.ngroups = l.ngroups;
