@@ -1754,76 +1754,49 @@ sat_tiled_output_grouped (const TiledParams p)
 }
 
 /* One launch (16-row tiles, any width tiled serves): a persistent grid
- * whose warps each take tasks in ticket order, so that the tile sums of
- * the groups ahead (reads) run beside the output of the groups behind
- * (writes), where two launches read, then write. Tasks, for each step s
- * (16 + 17 ntx tickets; lag D = OneParams::lag, >= 1):
- *   S(s - 1, w)  once group s - 1's A tasks are done (flags[g] = ntx), the
- *             scans of its tile row 16 g + w along the tile columns,
- *             exclusive and in place: the 16 rows' row sums and the
- *             in-group totals (tot); w 0 also cex[g][tx], the sum above the
- *             group left of tile column tx (64-bit); counted in
- *             flags[G + g];
- *   then for each tile column tx:
- *   A(s, tx)  group s's 16 tiles in tile column tx, top to bottom: row
- *             sums (transposed, tiled_row_at), column sums and totals
- *             summed down the group (col, tot, and the group's gcol, gtot);
- *             then a decoupled look-back up the tile column: the group's
- *             sums are published (look-back flag 1), then, added to those
+ * whose blocks take tasks in ticket order, so that the tile sums of the
+ * groups ahead (reads) run beside the output of the groups behind (writes),
+ * where two launches read, then write. Tasks, for each step s (ntx + 1 + ntx
+ * tickets; lag D = OneParams::lag, >= 1):
+ *   A(s, tx)  the grouped first pass's tile sums of group s in tile column
+ *             tx (row sums transposed, tiled_row_at); then a decoupled
+ *             look-back up the tile column: its group's column sums and
+ *             total are published (look-back flag 1), then, added to those
  *             of the groups above, vin[g][x] and tin[g][tx] (flag 2);
  *             counted in flags[g];
- *   B(s - D, tx, w)  tile (tx, 16 (s - D) + w) of the table: loads its
- *             input, waits for S(s - D, *) (flags[G + g] = 16), writes.
- * Warps work apart: no block barrier. Nothing is chained from group to
- * group but the look-back, which adds the aggregates of groups whose sums
- * are not yet published. A task waits only for tasks of lower tickets,
- * and those are held by running warps (a warp takes a ticket only once it
- * runs), so the grid may be any size. The last warp to finish zeros the
- * ticket and flags for the next call, as single_pass does. The input is
- * read twice, as in two launches, but the second read is D steps after the
- * first and comes from L2. */
+ *   S(s - 1)  once group s - 1's A tasks are done (flags[g] = ntx), its
+ *             scans along the tile columns, exclusive and in place: the row
+ *             sums and the in-group totals (tot); and cex[g][tx], the sum
+ *             above the group left of tile column tx (64-bit); then
+ *             flags[G + g] = 1;
+ *   B(s - D, tx)  the output of the tiles that A(s - D, tx) summed: loads
+ *             its input, waits for S(s - D), then writes the rows.
+ * Nothing is chained from group to group but the look-back, which adds the
+ * aggregates of groups whose sums are not yet published. A task waits only
+ * for tasks of lower tickets, and those are held by running blocks (a block
+ * takes a ticket only once it runs), so the grid may be any size. The last
+ * block to finish zeros the ticket and flags for the next call, as
+ * single_pass does. The input is read twice, as in two launches, but the
+ * second read is D steps after the first and comes from L2. */
 struct OneParams : TiledParams {
   uint32_t *vin;        /* [ngroups][colp]: column sums through group g */
   uint32_t *tin;        /* [ngroups][ntx]: tile column totals through g */
   u64 *cex;             /* [ngroups][ntx] */
-  uint32_t *ctl;        /* [2] ticket, [3] warps done */
+  uint32_t *ctl;        /* [2] ticket, [3] blocks done */
   uint32_t *flags;      /* [g], [G + g] above; look-back [2 G + g ntx + tx] */
   int ngroups;
   int lag;
   int ntickets;
 };
 
-constexpr int kOneWarps = 8;    /* warps a block of the one launch */
-
 /* the one launch's flags fit the workspace's at the largest plane */
 static_assert ((detail::kSatTiledMaxSide / 256) * (2 + detail::kSatTiledMaxSide /
         128) <= kMaxStrips, "one launch: flags");
 
-/* Waits (the warp) until *flag >= want. */
-__device__ __forceinline__ uint32_t
-one_wait (const uint32_t *flag, uint32_t want)
-{
-  return detail::spin_until_at_least (flag, want);
-}
-
-/* Publishes the warp's stores: each lane's fence, then lane 0 counts
- * (add) or sets flag. */
-__device__ __forceinline__ void
-one_publish (uint32_t *flag, uint32_t v, bool add, int lane)
-{
-  __threadfence ();
-  __syncwarp ();
-  if (lane == 0) {
-    if (add)
-      atomicAdd (flag, v);
-    else
-      detail::st_release_gpu (flag, v);
-  }
-}
-
-/* S(g) along the tile columns for tile row ty: its 16 rows of row sums and
- * its totals (sequence 16), each ntx long, exclusive and in place, 32 tile
- * columns a round, the loads of N sequences from S0 in flight together. */
+/* S(g) along the tile columns: warp w scans tile row 16 g + w's 16 rows of
+ * row sums and its totals (sequence 16), each ntx long, exclusive and in
+ * place, 32 tile columns a round, the loads of N sequences from S0 in
+ * flight together. */
 template <int S0, int N>
 __device__ __forceinline__ void
 one_scan_seqs (const OneParams &p, int ty, int lane)
@@ -1854,161 +1827,184 @@ one_scan_seqs (const OneParams &p, int ty, int lane)
   }
 }
 
-/* S(g, w) */
+/* Waits (the whole block) until *flag >= want. */
 __device__ __forceinline__ void
-one_scan (const OneParams &p, int g, int w, int lane)
+one_wait (const uint32_t *flag, uint32_t want)
 {
-  one_wait (p.flags + g, (uint32_t) p.ntx);
-  const int ty = g * kTiledGroup + w;
+  if (threadIdx.x == 0)
+    detail::spin_until_at_least (flag, want);
+  __syncthreads ();
+}
+
+constexpr int kOneDownBatch = 4;   /* S: vectors a thread loads at once */
+
+/* S(g): the scans along the tile columns; then, once S(g - 1) is done,
+ * down the groups: vin[g] = vin[g - 1] + gcol[g], tin likewise, and cex[g]
+ * (warp 0) the sums of tin[g - 1] left of each tile column. The chain from
+ * group to group is one flag and one round of loads: it keeps ahead of the
+ * output where a step takes longer (lag steps behind). */
+__device__ __forceinline__ void
+one_scan (const OneParams &p, int g, int warp, int lane)
+{
+  const int ty = g * kTiledGroup + warp;
   if (ty < p.nty) {
     /* six sequences' loads at a time: nine spill */
     one_scan_seqs<0, 6> (p, ty, lane);
     one_scan_seqs<6, 6> (p, ty, lane);
     one_scan_seqs<12, 5> (p, ty, lane);
   }
-  if (w == 0) {
-    /* tin less the group's own totals: the tile column totals above it */
-    u64 carry = 0;
-    for (int c0 = 0; c0 < p.ntx; c0 += 32) {
-      const int tx = c0 + lane;
-      const size_t o = (size_t) g * p.ntx + tx;
-      const u64 v = tx < p.ntx ? (u64) (__ldcg (p.tin + o) - __ldcg (p.gtot +
-              o)) : 0u;
-      const u64 i = detail::warp_inclusive_scan (v, lane);
+  if (g > 0)
+    one_wait (p.flags + p.ngroups + g - 1, 1u);
+  const int tid = threadIdx.x, nt = blockDim.x, nv = (int) (p.colp / 4);
+  const uint4 *gc = reinterpret_cast<const uint4 *> (p.gcol +
+      (size_t) g * p.colp);
+  const uint4 *up = reinterpret_cast<const uint4 *> (p.vin +
+      (size_t) (g > 0 ? g - 1 : 0) * p.colp);
+  uint4 *out = reinterpret_cast<uint4 *> (p.vin + (size_t) g * p.colp);
+  for (int i0 = tid; i0 < nv; i0 += kOneDownBatch * nt) {
+    uint4 a[kOneDownBatch], b[kOneDownBatch];
+#pragma unroll
+    for (int k = 0; k < kOneDownBatch; k++) {
+      const int i = i0 + k * nt;
+      a[k] = i < nv ? __ldcg (gc + i) : make_uint4 (0, 0, 0, 0);
+      b[k] = i < nv && g > 0 ? __ldcg (up + i) : make_uint4 (0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int k = 0; k < kOneDownBatch; k++) {
+      add4 (a[k], b[k]);
+      if (i0 + k * nt < nv)
+        __stcg (out + i0 + k * nt, a[k]);
+    }
+  }
+  const size_t o = (size_t) g * p.ntx, ou = (size_t) (g > 0 ? g - 1 : 0) *
+      p.ntx;
+  if (tid < p.ntx)
+    __stcg (p.tin + o + tid, __ldcg (p.gtot + o + tid) + (g > 0 ?
+            __ldcg (p.tin + ou + tid) : 0u));
+  if (warp == 0) {
+    /* ntx <= 128: all of tin[g - 1] at once */
+    u64 v[4], carry = 0;
+#pragma unroll
+    for (int c = 0; c < 4; c++) {
+      const int tx = 32 * c + lane;
+      v[c] = g > 0 && tx < p.ntx ? (u64) __ldcg (p.tin + ou + tx) : 0u;
+    }
+#pragma unroll
+    for (int c = 0; c < 4; c++) {
+      const int tx = 32 * c + lane;
+      const u64 i = detail::warp_inclusive_scan (v[c], lane);
       if (tx < p.ntx)
-        __stcg (p.cex + o, carry + i - v);
+        __stcg (p.cex + o + tx, carry + i - v[c]);
       carry += __shfl_sync (0xffffffffu, i, 31);
     }
   }
-  one_publish (p.flags + p.ngroups + g, 1u, true, lane);
 }
 
-/* A(g, tx) */
+/* Publishes a task's stores (every thread's) through flag: the pattern of
+ * detail/lookback.cuh. add: count (A) rather than set (S). */
 __device__ __forceinline__ void
-one_group (const OneParams &p, int g, int tx, int lane)
+one_publish (uint32_t *flag, bool add)
 {
-  const int x = tx * kTW + 4 * lane;
-  const int ty1 = min ((g + 1) * kTiledGroup, p.nty);
-  uint4 v = make_uint4 (0, 0, 0, 0);
-  uint32_t t = 0;
-  for (int ty = g * kTiledGroup; ty < ty1; ty++) {
-    uint32_t tt;
-    const uint4 c = tiled_tile_sums<16, true> (p, tx, ty, lane, tt);
-    __stcg (reinterpret_cast<uint4 *> (p.col + (size_t) ty * p.colp + x), v);
-    if (lane == 0)
-      __stcg (p.tot + (size_t) ty * p.ntx + tx, t);
-    add4 (v, c);
-    t += tt;
-  }
-  const size_t o = (size_t) g * p.ntx + tx;
-  __stcg (reinterpret_cast<uint4 *> (p.gcol + (size_t) g * p.colp + x), v);
-  if (lane == 0)
-    __stcg (p.gtot + o, t);
-  /* the look-back */
-  uint32_t *const lb = p.flags + 2 * p.ngroups;
-  one_publish (lb + o, 1u, false, lane);
-  for (int k = g - 1; k >= 0; k--) {
-    const size_t ok = (size_t) k * p.ntx + tx;
-    if (one_wait (lb + ok, 1u) == 2) {
-      add4 (v, __ldcg (reinterpret_cast<const uint4 *> (p.vin +
-                  (size_t) k * p.colp + x)));
-      t += __ldcg (p.tin + ok);
-      break;
-    }
-    add4 (v, __ldcg (reinterpret_cast<const uint4 *> (p.gcol +
-                (size_t) k * p.colp + x)));
-    t += __ldcg (p.gtot + ok);
-  }
-  __stcg (reinterpret_cast<uint4 *> (p.vin + (size_t) g * p.colp + x), v);
-  if (lane == 0)
-    __stcg (p.tin + o, t);
-  __threadfence ();
-  __syncwarp ();
-  if (lane == 0) {
-    detail::st_release_gpu (lb + o, 2u);
-    atomicAdd (p.flags + g, 1u);
+  __syncthreads ();
+  if (threadIdx.x == 0) {
+    __threadfence ();
+    if (add)
+      atomicAdd (flag, 1u);
+    else
+      detail::st_release_gpu (flag, 1u);
   }
 }
 
-/* B(g, tx, w): tile (tx, 16 g + w) of the table. */
+/* B(g, tx): warp w writes tile (tx, 16 g + w) of the table. */
 template <typename T, bool CS>
 __device__ __forceinline__ void
-one_output (const OneParams &p, int g, int tx, int w, int lane)
+one_output (const OneParams &p, int g, int tx, int warp, int lane)
 {
-  const int ty = g * kTiledGroup + w;
-  if (ty >= p.nty)
-    return;
+  const int ty = g * kTiledGroup + warp;
+  const bool live = ty < p.nty;
   const int x = tx * kTW + 4 * lane, top = ty * 16;
-  uint32_t in[16];
+  uint32_t w[16];
   /* the input is not a task's result: load it before waiting */
-  tile_rows<16> (p, top, x, tiled_input_policy (p, false), in);
-  one_wait (p.flags + p.ngroups + g, (uint32_t) kTiledGroup);
-  /* above the tile: in the group (col), and above the group (the sums
-   * through it less its own) */
-  const size_t gx = (size_t) g * p.colp + x;
+  if (live)
+    tile_rows<16> (p, top, x, tiled_input_policy (p, false), w);
+  one_wait (p.flags + p.ngroups + g, 1u);
+  if (!live)
+    return;
+  /* above the tile: in the group (col), and above the group */
   uint4 v = __ldcg (reinterpret_cast<const uint4 *> (p.col +
           (size_t) ty * p.colp + x));
-  const uint4 thru = __ldcg (reinterpret_cast<const uint4 *> (p.vin + gx));
-  const uint4 own = __ldcg (reinterpret_cast<const uint4 *> (p.gcol + gx));
-  v.x += thru.x - own.x;
-  v.y += thru.y - own.y;
-  v.z += thru.z - own.z;
-  v.w += thru.w - own.w;
+  if (g > 0)
+    add4 (v, __ldcg (reinterpret_cast<const uint4 *> (p.vin +
+                (size_t) (g - 1) * p.colp + x)));
   const T corner = (T) __ldcg (p.cex + (size_t) g * p.ntx + tx) +
       (T) __ldcg (p.tot + (size_t) ty * p.ntx + tx);
   const uint32_t rl = lane < 16 ? __ldcg (tiled_row_at<true> (p, tx,
           top + lane)) : 0u;
-  tiled_emit<16, T, CS> (p, in, v, corner, rl, x, top, lane);
+  tiled_emit<16, T, CS> (p, w, v, corner, rl, x, top, lane);
 }
 
-/* four 256-thread blocks an SM (64 registers) */
+/* two 512-thread blocks an SM (64 registers) */
 template <typename T, bool CS>
-__global__ void __launch_bounds__ (32 * kOneWarps, 4)
+__global__ void __launch_bounds__ (32 * kTiledGroup, 2)
 sat_tiled_one (const OneParams p)
 {
+  __shared__ uint4 cs[kTiledGroup][32];
+  __shared__ uint32_t ts[kTiledGroup];
+  __shared__ int s_ticket[2];
+  __shared__ bool s_last;
   /* the call's first and last kernel: waits for the kernel ahead, then
    * lets the next be scheduled (it waits for this one to end) */
   detail::start_of_call ();
-  const int lane = threadIdx.x & 31;
-  const int G = p.ngroups, per_step = kTiledGroup + 17 * p.ntx;
-  int next = 0;
-  if (lane == 0)
-    next = (int) atomicAdd (p.ctl + 2, 1u);
-  for (;;) {
-    const int k = __shfl_sync (0xffffffffu, next, 0);
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int G = p.ngroups, per_step = 2 * p.ntx + 1;
+  if (tid == 0)
+    s_ticket[0] = (int) atomicAdd (p.ctl + 2, 1u);
+  __syncthreads ();
+  for (int n = 0;; n++) {
+    const int k = s_ticket[n & 1];
     if (k >= p.ntickets)
       break;
     /* the next ticket is on its way while this task runs */
-    if (lane == 0)
-      next = (int) atomicAdd (p.ctl + 2, 1u);
+    if (tid == 0)
+      s_ticket[(n + 1) & 1] = (int) atomicAdd (p.ctl + 2, 1u);
     const int step = k / per_step, j = k % per_step;
-    if (j < kTiledGroup) {
+    if (j == 0) {
       const int g = step - 1;
-      if (g >= 0 && g < G)
-        one_scan (p, g, j, lane);
+      if (g >= 0 && g < G) {
+        one_wait (p.flags + g, (uint32_t) p.ntx);
+        one_scan (p, g, warp, lane);
+        one_publish (p.flags + G + g, false);
+      }
     } else {
-      const int tx = (j - kTiledGroup) / 17, r = (j - kTiledGroup) % 17;
-      if (r == 0) {
-        if (step < G)
-          one_group (p, step, tx, lane);
+      const int tx = (j - 1) >> 1;
+      if (((j - 1) & 1) == 0) {
+        if (step < G) {
+          uint4 gv;
+          uint32_t gt;
+          tiled_group_sums<16, true> (p, step, tx, cs, ts, gv, gt);
+          one_publish (p.flags + step, true);
+        }
       } else {
         const int g = step - p.lag;
         if (g >= 0 && g < G)
-          one_output<T, CS> (p, g, tx, r - 1, lane);
+          one_output<T, CS> (p, g, tx, warp, lane);
       }
     }
+    /* s_ticket[n & 1] read, the shared arrays free, before they are
+     * written again */
+    __syncthreads ();
   }
-  /* the last warp to finish leaves the ticket and flags at zero */
-  bool last = false;
-  if (lane == 0) {
+  /* the last block to finish leaves the ticket and flags at zero */
+  if (tid == 0) {
     __threadfence ();
-    last = atomicAdd (p.ctl + 3, 1u) == gridDim.x * kOneWarps - 1;
+    s_last = atomicAdd (p.ctl + 3, 1u) == gridDim.x - 1;
   }
-  if (__shfl_sync (0xffffffffu, last, 0)) {
+  __syncthreads ();
+  if (s_last) {
     const int nflags = G * (2 + p.ntx);
-    for (int i = lane; i < nflags; i += 32)
+    for (int i = tid; i < nflags; i += blockDim.x)
       p.flags[i] = 0;
-    if (lane == 0) {
+    if (tid == 0) {
       p.ctl[2] = 0;
       p.ctl[3] = 0;
     }
@@ -2204,7 +2200,7 @@ sat_config (int width, int height, SatType type, bool squared,
   if (algo == SatAlgorithm::tiled) {
     c.one = g_tuning.tiled_one != 1 && g_tuning.th_tiled != 32;
     c.th = c.one ? 16 : tables_th (width, height);
-    c.threads = 32 * (c.one ? kOneWarps : kTiledWarps);
+    c.threads = 32 * (c.one ? kTiledGroup : kTiledWarps);
     c.strips = height > 0 ? (height + c.th - 1) / c.th : 0;
     c.segments = width > 0 ? (width + kTW - 1) / kTW : 0;
     c.grouped = !c.one && tiled_grouped (width, c.th);
@@ -2443,16 +2439,15 @@ run_tiled_one (const TiledParams &t, uint8_t *ws, const TiledLayout &l,
   p.flags = reinterpret_cast<uint32_t *> (ws + kFlagsOffset);
   p.ngroups = l.ngroups;
   p.lag = g_tuning.tiled_lag >= 1 && g_tuning.tiled_lag <= 8 ?
-      g_tuning.tiled_lag : 2;
-  p.ntickets = (p.ngroups + p.lag) * (kTiledGroup + 17 * p.ntx);
+      g_tuning.tiled_lag : 4;
+  p.ntickets = (p.ngroups + p.lag) * (2 * p.ntx + 1);
   /* the second read of the input is lag steps behind the first, wherever
    * the plane is, unless turned off */
   p.keep_in_l2 = g_tuning.tiled_l2 != 1;
-  const int grid = std::min (4 * detail::sm_count (), (p.ntickets +
-          kOneWarps - 1) / kOneWarps);
+  const int grid = std::min (2 * detail::sm_count (), p.ntickets);
   auto kernel = g_tuning.tiled_plain == 0 ? sat_tiled_one<T, true> :
       sat_tiled_one<T, false>;
-  return launch (kernel, grid, 32 * kOneWarps, 0, stream, p,
+  return launch (kernel, grid, 32 * kTiledGroup, 0, stream, p,
       "sat_tiled_one", detail::between_calls_pdl ());
 }
 
