@@ -7,7 +7,7 @@
  *
  *   bench_integral [--runs N] [--quick] [--json PATH]
  *                  [--sweep | --sweep-multi | --sweep-tiled] [--profile]
- *                  [--l2-sizes] [--size WxH ...] [--lags L,L,..]
+ *                  [--l2-sizes] [--size WxH ...]
  *
  * Every variant's output is checked against cip::ref::integral once per size
  * before it is timed; a mismatch aborts. Times: one call between two events,
@@ -21,9 +21,8 @@
  * times tiled with its input kept in L2 between its passes, and not, on one
  * input and on 4 frames in turn; --l2-sizes adds 16384x2048 and 16384x4096.
  * Rows "unchained" time tiled with no PDL between calls (detail/launch.cuh);
- * "tables only" its first pass alone (GB/s: input bytes); "apart" tiled
- * as tables and an output pass rather than one launch; --lags adds the one
- * launch at those lags. --size WxH (repeatable) runs those sizes instead.
+ * "tables only" its first pass alone (GB/s: input bytes). --size WxH
+ * (repeatable) runs those sizes instead.
  * --wide: SATs of 16-bit planes (u32, u64, u32 + squares) at 1080p and UHD.
  * NPP has no 16-bit integral, so each is shown against our 8-bit time on a
  * plane of the same size scaled by the bytes moved (the 8-bit kernels'
@@ -55,7 +54,6 @@ namespace {
 
 bool sweep_multi_only = false;
 bool sweep_tiled_only = false;
-std::vector<int> lags;          /* --lags 1,2,..: tiled one launch's lags */
 
 struct Size { int w, h; };
 
@@ -431,8 +429,7 @@ config_string (const Size &s, cip::SatType type, bool squared,
       squared, r);
   char buf[160];
   snprintf (buf, sizeof (buf), "%s%s TH=%d threads=%d strips=%d seg=%d K=%d",
-      cip::sat_algorithm_name (r), c.grouped ? " (grouped)" : c.one ?
-      " (one launch)" : "", c.th,
+      cip::sat_algorithm_name (r), c.grouped ? " (grouped)" : "", c.th,
       c.threads, c.strips, c.segments, c.lookback);
   return buf;
 }
@@ -589,33 +586,6 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
       emit (cx, r, input, floor32, bench::kv ("frames", (double) frames));
     }
 
-  /* tiled apart (tables, then the output pass: grouped in two launches up
-   * to 4096 columns, else three) against one launch, on one input and on
-   * frames in turn; the one launch's lag (--lags) */
-  if (!sweep) {
-    for (int frames : { 1, bench::kFrames }) {
-      const cip::detail::SatTuning before = cip::detail::sat_get_tuning ();
-      cip::detail::SatTuning tu = before;
-      tu.tiled_one = 1;
-      cip::detail::sat_set_tuning (tu);
-      const std::string cfg = config_string (s, cip::SatType::u32, false,
-          cip::SatAlgorithm::tiled);
-      cip::detail::sat_set_tuning (before);
-      tuned_row (std::string ("tiled u32, apart") + (frames > 1 ?
-              ", 4 frames" : ""), frames,
-          [] (cip::detail::SatTuning &t) { t.tiled_one = 1; },
-          bench::kv ("config", cfg) + ", " + bench::kv ("frames",
-              (double) frames));
-    }
-    for (int lag : lags)
-      for (int frames : { 1, bench::kFrames })
-        tuned_row ("tiled u32, lag " + std::to_string (lag) + (frames > 1 ?
-                ", 4 frames" : ""), frames,
-            [lag] (cip::detail::SatTuning &t) { t.tiled_lag = lag; },
-            bench::kv ("tiled_lag", (double) lag) + ", " + bench::kv ("frames",
-                (double) frames));
-  }
-
   /* tiled's three launches where the grouped two serve, for comparison */
   if (cip::detail::sat_config (s.w, s.h, cip::SatType::u32, false,
           cip::SatAlgorithm::tiled).grouped)
@@ -756,16 +726,6 @@ main (int argc, char **argv)
         sscanf (argv[i + 1], "%dx%d", &w, &h) == 2 && w > 0 && h > 0) {
       only.push_back ({w, h});
       i++;
-      continue;
-    }
-    if (!strcmp (argv[i], "--lags") && i + 1 < argc) {
-      for (const char *c = argv[++i]; *c;) {
-        lags.push_back (atoi (c));
-        while (*c && *c != ',')
-          c++;
-        if (*c)
-          c++;
-      }
       continue;
     }
     if (!strcmp (argv[i], "--sweep"))

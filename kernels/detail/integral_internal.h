@@ -44,11 +44,7 @@ struct SatTuning {
                                two serve (16-row tiles, <= 4096 columns) */
   int tiled_l2 = 0;      /* tiled: whether the first pass keeps the input in L2
                             for the output pass: 0 where it takes at most 3/2
-                            of L2 (one launch: always), 1 never, 2 always */
-  int tiled_one = 0;     /* tiled: 0 one launch (16-row tiles) unless th_tiled
-                            is 32; 1 never (grouped or three launches) */
-  int tiled_lag = 0;     /* tiled one launch: steps between a group's tile
-                            sums and its output (1..8; 0: 2) */
+                            of L2, 1 never, 2 always */
 };
 void sat_set_tuning (const SatTuning &t);
 SatTuning sat_get_tuning ();
@@ -63,7 +59,6 @@ struct SatConfig {
                             (tiled: tile columns) */
   int lookback = 0;
   bool grouped = false;  /* tiled: two launches (the grouped first pass) */
-  bool one = false;      /* tiled: one launch (16-row tiles) */
 };
 SatConfig sat_config (int width, int height, SatType type, bool squared,
     SatAlgorithm algo);

@@ -131,12 +131,6 @@ l2_cache_bytes ()
   return device_attribute (cudaDevAttrL2CacheSize, 0);
 }
 
-int
-sm_count ()
-{
-  return std::max (1, device_attribute (cudaDevAttrMultiProcessorCount, 1));
-}
-
 namespace {
 
 /* compiled with the flags of every kernel of the library */

@@ -1354,21 +1354,10 @@ tile_load (const detail::SatTiles &p, int top, int x, uint32_t (&w)[TH])
   tile_rows<TH> (p, top, x, tiled_input_policy (p, true), w);
 }
 
-/* Where row y's sum over tile column tx goes: row[tx][y] (rowp a tile
- * column), or with ROWS_T (the one-launch kernel, which scans along the
- * tile columns) row[y][tx] (ntx an image row). */
-template <bool ROWS_T>
-__device__ __forceinline__ uint32_t *
-tiled_row_at (const detail::SatTiles &p, int tx, int y)
-{
-  return ROWS_T ? p.row + (size_t) y * p.ntx + tx :
-      p.row + (size_t) tx * p.rowp + y;
-}
-
 /* The sums of tile (tx, ty) for the warp of `lane`: writes the row sums
- * (tiled_row_at (tx, top + r), r < TH) and returns the lane's 4 column sums
- * and, in every lane, the tile total. */
-template <int TH, bool ROWS_T = false>
+ * (row[tx][top + r], r < TH) and returns the lane's 4 column sums and, in
+ * every lane, the tile total. */
+template <int TH>
 __device__ __forceinline__ uint4
 tiled_tile_sums (const TiledParams &p, int tx, int ty, int lane, uint32_t &tot)
 {
@@ -1380,7 +1369,7 @@ tiled_tile_sums (const TiledParams &p, int tx, int ty, int lane, uint32_t &tot)
   const uint4 c = tile_col_sums<TH> (w);
   const uint32_t s = tile_row_sums<TH> (w, lane);
   if (lane < TH)
-    __stcg (tiled_row_at<ROWS_T> (p, tx, top + lane), s);
+    __stcg (p.row + (size_t) tx * p.rowp + top + lane, s);
   tot = detail::warp_sum (lane < TH ? s : 0u);
   return c;
 }
@@ -1419,22 +1408,22 @@ sat_tiled_aggregate (const TiledParams p)
  * gcol[g] and gtot[g] the group's. Three blocks an SM (40 registers, 8
  * bytes spilled on sm_90): UHD's 270 blocks are one wave (two an SM left
  * 6 for a second). */
-/* The grouped first pass's work for tile column tx of group g, by a block
- * of kTiledGroup warps (cs, ts: its shared memory); ROWS_T: tiled_row_at.
- * The last warp gets the group's column sums (gv, its lane's 4) and total
- * (gt). */
-template <int TH, bool ROWS_T>
-__device__ __forceinline__ void
-tiled_group_sums (const TiledParams &p, int g, int tx,
-    uint4 (&cs)[kTiledGroup][32], uint32_t (&ts)[kTiledGroup], uint4 &gv,
-    uint32_t &gt)
+template <int TH>
+__global__ void __launch_bounds__ (32 * kTiledGroup, CIP_TILED_GROUP_MIN_BLOCKS)
+sat_tiled_aggregate_grouped (const TiledParams p)
 {
+  __shared__ uint4 cs[kTiledGroup][32];
+  __shared__ uint32_t ts[kTiledGroup];
+  /* the kernel ahead first: the output pass reads the input before its
+   * own wait */
+  detail::start_of_call ();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int tx = blockIdx.x % p.ntx, g = blockIdx.x / p.ntx;
   const int ty = g * kTiledGroup + warp;
   uint4 c = make_uint4 (0, 0, 0, 0);
   uint32_t t = 0;
   if (ty < p.nty)               /* whole warps; the rest add zeros */
-    c = tiled_tile_sums<TH, ROWS_T> (p, tx, ty, lane, t);
+    c = tiled_tile_sums<TH> (p, tx, ty, lane, t);
   uint4 e;
   uint32_t et;
   warps_exclusive_scan (cs, ts, warp, lane, c, t, e, et);
@@ -1446,27 +1435,10 @@ tiled_group_sums (const TiledParams &p, int g, int tx,
   }
   if (warp == kTiledGroup - 1) {
     add4 (e, c);
-    gv = e;
-    gt = et + t;
     __stcg (reinterpret_cast<uint4 *> (p.gcol + (size_t) g * p.colp + x), e);
     if (lane == 0)
-      __stcg (p.gtot + (size_t) g * p.ntx + tx, gt);
+      __stcg (p.gtot + (size_t) g * p.ntx + tx, et + t);
   }
-}
-
-template <int TH>
-__global__ void __launch_bounds__ (32 * kTiledGroup, CIP_TILED_GROUP_MIN_BLOCKS)
-sat_tiled_aggregate_grouped (const TiledParams p)
-{
-  __shared__ uint4 cs[kTiledGroup][32];
-  __shared__ uint32_t ts[kTiledGroup];
-  /* the kernel ahead first: the output pass reads the input before its
-   * own wait */
-  detail::start_of_call ();
-  uint4 gv;
-  uint32_t gt;
-  tiled_group_sums<TH, false> (p, blockIdx.x / p.ntx, blockIdx.x % p.ntx, cs,
-      ts, gv, gt);
 }
 
 /* Exclusive scan, in place, of n vectors of 4 u32 (stride elements apart,
@@ -1753,264 +1725,6 @@ sat_tiled_output_grouped (const TiledParams p)
   tiled_output<16, T, CS, true> (p);
 }
 
-/* One launch (16-row tiles, any width tiled serves): a persistent grid
- * whose blocks take tasks in ticket order, so that the tile sums of the
- * groups ahead (reads) run beside the output of the groups behind (writes),
- * where two launches read, then write. Tasks, for each step s (ntx + 1 + ntx
- * tickets; lag D = OneParams::lag, >= 1):
- *   A(s, tx)  the grouped first pass's tile sums of group s in tile column
- *             tx (row sums transposed, tiled_row_at); then a decoupled
- *             look-back up the tile column: its group's column sums and
- *             total are published (look-back flag 1), then, added to those
- *             of the groups above, vin[g][x] and tin[g][tx] (flag 2);
- *             counted in flags[g];
- *   S(s - 1)  once group s - 1's A tasks are done (flags[g] = ntx), its
- *             scans along the tile columns, exclusive and in place: the row
- *             sums and the in-group totals (tot); and cex[g][tx], the sum
- *             above the group left of tile column tx (64-bit); then
- *             flags[G + g] = 1;
- *   B(s - D, tx)  the output of the tiles that A(s - D, tx) summed: loads
- *             its input, waits for S(s - D), then writes the rows.
- * Nothing is chained from group to group but the look-back, which adds the
- * aggregates of groups whose sums are not yet published. A task waits only
- * for tasks of lower tickets, and those are held by running blocks (a block
- * takes a ticket only once it runs), so the grid may be any size. The last
- * block to finish zeros the ticket and flags for the next call, as
- * single_pass does. The input is read twice, as in two launches, but the
- * second read is D steps after the first and comes from L2. */
-struct OneParams : TiledParams {
-  uint32_t *vin;        /* [ngroups][colp]: column sums through group g */
-  uint32_t *tin;        /* [ngroups][ntx]: tile column totals through g */
-  u64 *cex;             /* [ngroups][ntx] */
-  uint32_t *ctl;        /* [2] ticket, [3] blocks done */
-  uint32_t *flags;      /* [g], [G + g] above; look-back [2 G + g ntx + tx] */
-  int ngroups;
-  int lag;
-  int ntickets;
-};
-
-/* the one launch's flags fit the workspace's at the largest plane */
-static_assert ((detail::kSatTiledMaxSide / 256) * (2 + detail::kSatTiledMaxSide /
-        128) <= kMaxStrips, "one launch: flags");
-
-/* S(g) along the tile columns: warp w scans tile row 16 g + w's 16 rows of
- * row sums and its totals (sequence 16), each ntx long, exclusive and in
- * place, 32 tile columns a round, the loads of N sequences from S0 in
- * flight together. */
-template <int S0, int N>
-__device__ __forceinline__ void
-one_scan_seqs (const OneParams &p, int ty, int lane)
-{
-  /* sequence s: row sums from r0 + s ntx (s < 16), totals from t0 */
-  uint32_t *const r0 = p.row + (size_t) ty * 16 * p.ntx;
-  uint32_t *const t0 = p.tot + (size_t) ty * p.ntx;
-  const int n = p.ntx;
-  uint32_t carry[N];
-#pragma unroll
-  for (int s = 0; s < N; s++)
-    carry[s] = 0;
-  for (int c0 = 0; c0 < n; c0 += 32) {
-    const int tx = c0 + lane;
-    const bool in = tx < n;
-    uint32_t v[N];
-#pragma unroll
-    for (int s = 0; s < N; s++)
-      v[s] = in ? __ldcg ((S0 + s < 16 ? r0 + (S0 + s) * n : t0) + tx) : 0u;
-#pragma unroll
-    for (int s = 0; s < N; s++) {
-      const uint32_t i = detail::warp_inclusive_scan_u32 (v[s]);
-      if (in)
-        __stcg ((S0 + s < 16 ? r0 + (S0 + s) * n : t0) + tx, carry[s] + i -
-            v[s]);
-      carry[s] += __shfl_sync (0xffffffffu, i, 31);
-    }
-  }
-}
-
-/* Waits (the whole block) until *flag >= want. */
-__device__ __forceinline__ void
-one_wait (const uint32_t *flag, uint32_t want)
-{
-  if (threadIdx.x == 0)
-    detail::spin_until_at_least (flag, want);
-  __syncthreads ();
-}
-
-constexpr int kOneDownBatch = 4;   /* S: vectors a thread loads at once */
-
-/* S(g): the scans along the tile columns; then, once S(g - 1) is done,
- * down the groups: vin[g] = vin[g - 1] + gcol[g], tin likewise, and cex[g]
- * (warp 0) the sums of tin[g - 1] left of each tile column. The chain from
- * group to group is one flag and one round of loads: it keeps ahead of the
- * output where a step takes longer (lag steps behind). */
-__device__ __forceinline__ void
-one_scan (const OneParams &p, int g, int warp, int lane)
-{
-  const int ty = g * kTiledGroup + warp;
-  if (ty < p.nty) {
-    /* six sequences' loads at a time: nine spill */
-    one_scan_seqs<0, 6> (p, ty, lane);
-    one_scan_seqs<6, 6> (p, ty, lane);
-    one_scan_seqs<12, 5> (p, ty, lane);
-  }
-  if (g > 0)
-    one_wait (p.flags + p.ngroups + g - 1, 1u);
-  const int tid = threadIdx.x, nt = blockDim.x, nv = (int) (p.colp / 4);
-  const uint4 *gc = reinterpret_cast<const uint4 *> (p.gcol +
-      (size_t) g * p.colp);
-  const uint4 *up = reinterpret_cast<const uint4 *> (p.vin +
-      (size_t) (g > 0 ? g - 1 : 0) * p.colp);
-  uint4 *out = reinterpret_cast<uint4 *> (p.vin + (size_t) g * p.colp);
-  for (int i0 = tid; i0 < nv; i0 += kOneDownBatch * nt) {
-    uint4 a[kOneDownBatch], b[kOneDownBatch];
-#pragma unroll
-    for (int k = 0; k < kOneDownBatch; k++) {
-      const int i = i0 + k * nt;
-      a[k] = i < nv ? __ldcg (gc + i) : make_uint4 (0, 0, 0, 0);
-      b[k] = i < nv && g > 0 ? __ldcg (up + i) : make_uint4 (0, 0, 0, 0);
-    }
-#pragma unroll
-    for (int k = 0; k < kOneDownBatch; k++) {
-      add4 (a[k], b[k]);
-      if (i0 + k * nt < nv)
-        __stcg (out + i0 + k * nt, a[k]);
-    }
-  }
-  const size_t o = (size_t) g * p.ntx, ou = (size_t) (g > 0 ? g - 1 : 0) *
-      p.ntx;
-  if (tid < p.ntx)
-    __stcg (p.tin + o + tid, __ldcg (p.gtot + o + tid) + (g > 0 ?
-            __ldcg (p.tin + ou + tid) : 0u));
-  if (warp == 0) {
-    /* ntx <= 128: all of tin[g - 1] at once */
-    u64 v[4], carry = 0;
-#pragma unroll
-    for (int c = 0; c < 4; c++) {
-      const int tx = 32 * c + lane;
-      v[c] = g > 0 && tx < p.ntx ? (u64) __ldcg (p.tin + ou + tx) : 0u;
-    }
-#pragma unroll
-    for (int c = 0; c < 4; c++) {
-      const int tx = 32 * c + lane;
-      const u64 i = detail::warp_inclusive_scan (v[c], lane);
-      if (tx < p.ntx)
-        __stcg (p.cex + o + tx, carry + i - v[c]);
-      carry += __shfl_sync (0xffffffffu, i, 31);
-    }
-  }
-}
-
-/* Publishes a task's stores (every thread's) through flag: the pattern of
- * detail/lookback.cuh. add: count (A) rather than set (S). */
-__device__ __forceinline__ void
-one_publish (uint32_t *flag, bool add)
-{
-  __syncthreads ();
-  if (threadIdx.x == 0) {
-    __threadfence ();
-    if (add)
-      atomicAdd (flag, 1u);
-    else
-      detail::st_release_gpu (flag, 1u);
-  }
-}
-
-/* B(g, tx): warp w writes tile (tx, 16 g + w) of the table. */
-template <typename T, bool CS>
-__device__ __forceinline__ void
-one_output (const OneParams &p, int g, int tx, int warp, int lane)
-{
-  const int ty = g * kTiledGroup + warp;
-  const bool live = ty < p.nty;
-  const int x = tx * kTW + 4 * lane, top = ty * 16;
-  uint32_t w[16];
-  /* the input is not a task's result: load it before waiting */
-  if (live)
-    tile_rows<16> (p, top, x, tiled_input_policy (p, false), w);
-  one_wait (p.flags + p.ngroups + g, 1u);
-  if (!live)
-    return;
-  /* above the tile: in the group (col), and above the group */
-  uint4 v = __ldcg (reinterpret_cast<const uint4 *> (p.col +
-          (size_t) ty * p.colp + x));
-  if (g > 0)
-    add4 (v, __ldcg (reinterpret_cast<const uint4 *> (p.vin +
-                (size_t) (g - 1) * p.colp + x)));
-  const T corner = (T) __ldcg (p.cex + (size_t) g * p.ntx + tx) +
-      (T) __ldcg (p.tot + (size_t) ty * p.ntx + tx);
-  const uint32_t rl = lane < 16 ? __ldcg (tiled_row_at<true> (p, tx,
-          top + lane)) : 0u;
-  tiled_emit<16, T, CS> (p, w, v, corner, rl, x, top, lane);
-}
-
-/* two 512-thread blocks an SM (64 registers) */
-template <typename T, bool CS>
-__global__ void __launch_bounds__ (32 * kTiledGroup, 2)
-sat_tiled_one (const OneParams p)
-{
-  __shared__ uint4 cs[kTiledGroup][32];
-  __shared__ uint32_t ts[kTiledGroup];
-  __shared__ int s_ticket[2];
-  __shared__ bool s_last;
-  /* the call's first and last kernel: waits for the kernel ahead, then
-   * lets the next be scheduled (it waits for this one to end) */
-  detail::start_of_call ();
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int G = p.ngroups, per_step = 2 * p.ntx + 1;
-  if (tid == 0)
-    s_ticket[0] = (int) atomicAdd (p.ctl + 2, 1u);
-  __syncthreads ();
-  for (int n = 0;; n++) {
-    const int k = s_ticket[n & 1];
-    if (k >= p.ntickets)
-      break;
-    /* the next ticket is on its way while this task runs */
-    if (tid == 0)
-      s_ticket[(n + 1) & 1] = (int) atomicAdd (p.ctl + 2, 1u);
-    const int step = k / per_step, j = k % per_step;
-    if (j == 0) {
-      const int g = step - 1;
-      if (g >= 0 && g < G) {
-        one_wait (p.flags + g, (uint32_t) p.ntx);
-        one_scan (p, g, warp, lane);
-        one_publish (p.flags + G + g, false);
-      }
-    } else {
-      const int tx = (j - 1) >> 1;
-      if (((j - 1) & 1) == 0) {
-        if (step < G) {
-          uint4 gv;
-          uint32_t gt;
-          tiled_group_sums<16, true> (p, step, tx, cs, ts, gv, gt);
-          one_publish (p.flags + step, true);
-        }
-      } else {
-        const int g = step - p.lag;
-        if (g >= 0 && g < G)
-          one_output<T, CS> (p, g, tx, warp, lane);
-      }
-    }
-    /* s_ticket[n & 1] read, the shared arrays free, before they are
-     * written again */
-    __syncthreads ();
-  }
-  /* the last block to finish leaves the ticket and flags at zero */
-  if (tid == 0) {
-    __threadfence ();
-    s_last = atomicAdd (p.ctl + 3, 1u) == gridDim.x - 1;
-  }
-  __syncthreads ();
-  if (s_last) {
-    const int nflags = G * (2 + p.ntx);
-    for (int i = tid; i < nflags; i += blockDim.x)
-      p.flags[i] = 0;
-    if (tid == 0) {
-      p.ctl[2] = 0;
-      p.ctl[3] = 0;
-    }
-  }
-}
-
 /* ------------------------------------------------------------ host side */
 
 detail::SatTuning g_tuning;
@@ -2078,25 +1792,12 @@ tiled_grouped (int width, int th)
   return tiled_groups_fit (width, th) && g_tuning.tiled_ungrouped == 0;
 }
 
-/* The tile height of tiled's tables when they feed a separate output pass
- * (sat_tiled_tables, and tiled itself with tiled_one 1). */
-int
-tables_th (int width, int height)
-{
-  return g_tuning.th_tiled == 32 || g_tuning.th_tiled == 16 ?
-      g_tuning.th_tiled : default_th_tiled (width, height);
-}
-
-/* Workspace of tiled, after the control words: col[nty][colp], row[ntx][rowp]
- * (one launch: [rowp][ntx]), tot[nty][ntx]; with 16-row tiles (grouped or
- * one launch) also gcol[ngroups][colp], gtot[ngroups][ntx], and for one
- * launch vin[ngroups][colp], tin[ngroups][ntx] and cex[ngroups][ntx]
- * (u64). */
+/* Workspace of tiled, after the control words: col[nty][colp], row[ntx][rowp],
+ * tot[nty][ntx]; grouped also gcol[ngroups][colp], gtot[ngroups][ntx]. */
 struct TiledLayout {
   int ntx = 0, nty = 0, ngroups = 0;  /* ngroups 0: no group tables */
   size_t colp = 0, rowp = 0;
-  size_t col = 0, row = 0, tot = 0, gcol = 0, gtot = 0, vin = 0, tin = 0,
-      cex = 0, total = 0;
+  size_t col = 0, row = 0, tot = 0, gcol = 0, gtot = 0, total = 0;
 };
 
 struct Layout {
@@ -2149,18 +1850,12 @@ make_tiled_layout (int width, int height, int th)
   off = align256 (off + (size_t) l.ntx * l.rowp * 4);
   l.tot = off;
   off = align256 (off + (size_t) l.nty * l.ntx * 4);
-  if (th == 16) {
+  if (tiled_groups_fit (width, th)) {
     l.ngroups = tiled_ngroups (l.nty);
     l.gcol = off;
     off = align256 (off + (size_t) l.ngroups * l.colp * 4);
     l.gtot = off;
     off = align256 (off + (size_t) l.ngroups * l.ntx * 4);
-    l.vin = off;
-    off = align256 (off + (size_t) l.ngroups * l.colp * 4);
-    l.tin = off;
-    off = align256 (off + (size_t) l.ngroups * l.ntx * 4);
-    l.cex = off;
-    off = align256 (off + (size_t) l.ngroups * l.ntx * 8);
   }
   l.total = off;
   return l;
@@ -2198,12 +1893,12 @@ sat_config (int width, int height, SatType type, bool squared,
     cap = 256;
   c.threads = threads_for (std::max (width, 1), cap);
   if (algo == SatAlgorithm::tiled) {
-    c.one = g_tuning.tiled_one != 1 && g_tuning.th_tiled != 32;
-    c.th = c.one ? 16 : tables_th (width, height);
-    c.threads = 32 * (c.one ? kTiledGroup : kTiledWarps);
+    c.th = g_tuning.th_tiled == 32 || g_tuning.th_tiled == 16 ?
+        g_tuning.th_tiled : default_th_tiled (width, height);
+    c.threads = 32 * kTiledWarps;
     c.strips = height > 0 ? (height + c.th - 1) / c.th : 0;
     c.segments = width > 0 ? (width + kTW - 1) / kTW : 0;
-    c.grouped = !c.one && tiled_grouped (width, c.th);
+    c.grouped = tiled_grouped (width, c.th);
     return c;
   }
   if (algo == SatAlgorithm::single_pass) {
@@ -2422,44 +2117,13 @@ tiled_tables_of (const ImageView &src, uint8_t *ws, const TiledLayout &l,
   return t;
 }
 
-/* tiled in one launch (sat_tiled_one) */
-template <typename T>
-Status
-run_tiled_one (const TiledParams &t, uint8_t *ws, const TiledLayout &l,
-    cudaStream_t stream)
-{
-  OneParams p;
-  static_cast<TiledParams &> (p) = t;
-  p.gcol = reinterpret_cast<uint32_t *> (ws + l.gcol);
-  p.gtot = reinterpret_cast<uint32_t *> (ws + l.gtot);
-  p.vin = reinterpret_cast<uint32_t *> (ws + l.vin);
-  p.tin = reinterpret_cast<uint32_t *> (ws + l.tin);
-  p.cex = reinterpret_cast<u64 *> (ws + l.cex);
-  p.ctl = reinterpret_cast<uint32_t *> (ws);
-  p.flags = reinterpret_cast<uint32_t *> (ws + kFlagsOffset);
-  p.ngroups = l.ngroups;
-  p.lag = g_tuning.tiled_lag >= 1 && g_tuning.tiled_lag <= 8 ?
-      g_tuning.tiled_lag : 4;
-  p.ntickets = (p.ngroups + p.lag) * (2 * p.ntx + 1);
-  /* the second read of the input is lag steps behind the first, wherever
-   * the plane is, unless turned off */
-  p.keep_in_l2 = g_tuning.tiled_l2 != 1;
-  const int grid = std::min (2 * detail::sm_count (), p.ntickets);
-  auto kernel = g_tuning.tiled_plain == 0 ? sat_tiled_one<T, true> :
-      sat_tiled_one<T, false>;
-  return launch (kernel, grid, 32 * kTiledGroup, 0, stream, p,
-      "sat_tiled_one", detail::between_calls_pdl ());
-}
-
 Status
 run_tiled (const ImageView &src, SatType type, const SatDest &dst,
-    uint8_t *ws, const TiledLayout &l, const detail::SatConfig &cfg,
-    cudaStream_t stream)
+    uint8_t *ws, const TiledLayout &l, int th, cudaStream_t stream)
 {
-  const int th = cfg.th;
   TiledParams p;
   static_cast<detail::SatTiles &> (p) = tiled_tables_of (src, ws, l, th,
-      cfg.grouped);
+      tiled_grouped (src.width, th));
   const int l2 = g_tuning.tiled_l2;
   /* measured on the H100 (50 MiB L2): a gain up to 16384 x 4096 (1.3 L2),
    * a loss at 16384^2 (5.1 L2) */
@@ -2467,9 +2131,6 @@ run_tiled (const ImageView &src, SatType type, const SatDest &dst,
           (size_t) detail::l2_cache_bytes () / 2 * 3);
   p.sum = dst.sum;
   p.sum_pitch = dst.sum_pitch;
-  if (cfg.one)
-    return type == SatType::u32 ? run_tiled_one<uint32_t> (p, ws, l, stream)
-        : run_tiled_one<u64> (p, ws, l, stream);
   return th == 32 ? run_tiled_th<32> (p, type, stream)
       : run_tiled_th<16> (p, type, stream);
 }
@@ -2484,14 +2145,15 @@ sat_tiled_tables (const ImageView &src, void *d_ws, size_t ws_bytes,
 {
   if (!out || !sat_tiled_serves (src))
     return Status::unsupported;
-  const int th = tables_th (src.width, src.height);
-  const TiledLayout l = make_tiled_layout (src.width, src.height, th);
+  const SatConfig cfg = sat_config (src.width, src.height, SatType::u32, false,
+      SatAlgorithm::tiled);
+  const TiledLayout l = make_tiled_layout (src.width, src.height, cfg.th);
   if (!d_ws || ws_bytes < l.total || (uintptr_t) d_ws % 16 != 0)
     return Status::invalid_argument;
-  *out = tiled_tables_of (src, static_cast<uint8_t *> (d_ws), l, th,
-      tiled_grouped (src.width, th) && allow_grouped);
+  *out = tiled_tables_of (src, static_cast<uint8_t *> (d_ws), l, cfg.th,
+      cfg.grouped && allow_grouped);
   const cudaStream_t cs = (cudaStream_t) stream;
-  return th == 32 ? run_tiled_tables<32> (*out, cs)
+  return cfg.th == 32 ? run_tiled_tables<32> (*out, cs)
       : run_tiled_tables<16> (*out, cs);
 }
 
@@ -2539,7 +2201,7 @@ integral (const ImageView &src, SatType type, const SatDest &dst, void *d_ws,
     return Status::invalid_argument;
   if (tiled)
     return run_tiled (src, type, dst, static_cast<uint8_t *> (d_ws), tl,
-        cfg, cs);
+        cfg.th, cs);
 
   SatParams p;
   p.src = src.data;

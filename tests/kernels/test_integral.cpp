@@ -1072,29 +1072,22 @@ GST_END_TEST;
 
 /* Tunes `saved` to th rows per strip (multi_pass) or per tile (tiled, with
  * plain stores if `plain`, in three launches where it would run grouped if
- * `ungrouped`, its input's L2 policy as SatTuning::tiled_l2 `l2`; 16-row
- * tiles in one launch unless `separate`, or `lag` steps apart) and checks
+ * `ungrouped`, its input's L2 policy as SatTuning::tiled_l2 `l2`) and checks
  * that the launch configuration takes it. */
 static void
 set_rows (const cip::detail::SatTuning &saved, cip::SatAlgorithm a, int th,
-    int plain = 0, int ungrouped = 0, int l2 = 0, bool separate = false,
-    int lag = 0)
+    int plain = 0, int ungrouped = 0, int l2 = 0)
 {
   cip::detail::SatTuning t = saved;
   (a == cip::SatAlgorithm::tiled ? t.th_tiled : t.th_multi) = th;
   t.tiled_plain = plain;
   t.tiled_ungrouped = ungrouped;
   t.tiled_l2 = l2;
-  t.tiled_one = separate ? 1 : 0;
-  t.tiled_lag = lag;
   cip::detail::sat_set_tuning (t);
   const cip::detail::SatConfig cfg = cip::detail::sat_config (100, 100,
       cip::SatType::u32, false, a);
   fail_unless (cfg.th == th, "tuning not applied (%d rows, %s)", cfg.th,
       cip::sat_algorithm_name (a));
-  if (a == cip::SatAlgorithm::tiled)
-    fail_unless (cfg.one == (th == 16 && !separate), "one launch %d (%d rows)",
-        (int) cfg.one, th);
 }
 
 /* 16-bit strips: heights around multiples of 4-, 8-, 12- and 128-row strips
@@ -1164,26 +1157,6 @@ GST_END_TEST;
  * mode, 263 tile rows (more than the scan keeps in registers), a grouped
  * all-255 4096 x 4352 frame and an all-255 16384 x 4096 frame (32-row
  * tiles), whose u64 corners pass 2^32 and whose u32 tables wrap. */
-/* One tiled case under the current tuning (seed: of the image); FALSE,
- * after a message, when it fails. */
-static bool
-tiled_case (int w, int h, Content c, PitchMode pm, const Variant &v, int seed)
-{
-  HostImage img = make_image (w, h, c, seed, 1, src_pad (w, 1, pm));
-  const size_t es = v.type == cip::SatType::u32 ? 4 : 8;
-  RefResult want (w, h, v, dst_pitch (w, es, PitchMode::aligned256), 8);
-  const std::string what = "gpu tiled " + case_name (w, h, c, all_chans[0],
-      pm, v);
-  if (run_ref (img.view (), v, want) != cip::Status::ok ||
-      resolved (cip::SatAlgorithm::tiled, img.view (), v, want) !=
-      cip::SatAlgorithm::tiled) {
-    fprintf (stderr, "FAIL %s: no reference, or tiled does not serve it\n",
-        what.c_str ());
-    return false;
-  }
-  return gpu_case (img, 0, v, cip::SatAlgorithm::tiled, want, what);
-}
-
 GST_START_TEST (test_gpu_tiled)
 {
   const bool sm = cip_test_small ();
@@ -1193,16 +1166,24 @@ GST_START_TEST (test_gpu_tiled)
   const Variant vs[] = { {cip::SatType::u32, false}, {cip::SatType::u64, false} };
   /* counts failures rather than asserting, so that the tuning is restored */
   auto one = [&] (int w, int h, Content c, PitchMode pm, const Variant &v) {
-    if (!tiled_case (w, h, c, pm, v, 11 + salt++))
+    HostImage img = make_image (w, h, c, 11 + salt++, 1, src_pad (w, 1, pm));
+    const size_t es = v.type == cip::SatType::u32 ? 4 : 8;
+    RefResult want (w, h, v, dst_pitch (w, es, PitchMode::aligned256), 8);
+    const std::string what = "gpu tiled " + case_name (w, h, c, all_chans[0],
+        pm, v);
+    if (run_ref (img.view (), v, want) != cip::Status::ok ||
+        resolved (cip::SatAlgorithm::tiled, img.view (), v, want) !=
+        cip::SatAlgorithm::tiled) {
+      fprintf (stderr, "FAIL %s: no reference, or tiled does not serve it\n",
+          what.c_str ());
       failures++;
+    } else if (!gpu_case (img, 0, v, cip::SatAlgorithm::tiled, want, what)) {
+      failures++;
+    }
   };
-  /* 16-row tiles in one launch and apart (three launches at these
-   * sizes' heights past a group, grouped below), 32-row tiles */
-  struct Rows { int th; bool sep; };
-  for (const Rows &rw : { Rows { 16, false }, Rows { 16, true }, Rows { 32, false } })
+  for (int th : { 16, 32 })
     for (int plain : { 0, 1 }) {
-      const int th = rw.th;
-      set_rows (saved, cip::SatAlgorithm::tiled, th, plain, 0, 0, rw.sep);
+      set_rows (saved, cip::SatAlgorithm::tiled, th, plain);
       for (int w : { 1, 3, 4, 5, 127, 128, 129, 256, 300, 641 })
         for (int h : { 1, th - 1, th, th + 1, 2 * th + 3, 5 * th }) {
           if ((sm && w * h > 40000) || (plain && ((w != 5 && w != 129 &&
@@ -1224,20 +1205,18 @@ GST_START_TEST (test_gpu_tiled)
           one (200, 4200, Content::random, PitchMode::aligned256, vs[0]);
       }
     }
-  /* 16-row tiles in one launch (mode 0, groups of 16 tile rows too), and
-   * apart: up to 4096 columns grouped (mode 1, two launches: groups of 16
-   * tile rows, 256 image rows), else in three launches (mode 2 always):
-   * heights around one, two and several groups, the widest plane grouped
-   * serves (32 tile columns), one tile column more */
-  for (int mode : { 0, 1, 2 }) {
-    const int ug = mode == 2 ? 1 : 0;
-    set_rows (saved, cip::SatAlgorithm::tiled, 16, 0, ug, 0, mode > 0);
+  /* 16-row tiles up to 4096 columns run grouped (two launches: groups of
+   * 16 tile rows, 256 image rows): heights around one, two and several
+   * groups, the widest plane it serves (32 tile columns), one tile column
+   * more (three launches), then the same requests through three launches */
+  for (int ug : { 0, 1 }) {
+    set_rows (saved, cip::SatAlgorithm::tiled, 16, 0, ug);
     for (int w : { 129, 3841, 4096, 4097 }) {
       const cip::detail::SatConfig cfg = cip::detail::sat_config (w, 300,
           cip::SatType::u32, false, cip::SatAlgorithm::tiled);
-      if (cfg.one != (mode == 0) || cfg.grouped != (mode == 1 && w <= 4096)) {
-        fprintf (stderr, "FAIL tiled %d columns, mode %d: one %d grouped %d\n",
-            w, mode, (int) cfg.one, (int) cfg.grouped);
+      if (cfg.grouped != (ug == 0 && w <= 4096)) {
+        fprintf (stderr, "FAIL tiled %d columns: grouped %d\n", w,
+            (int) cfg.grouped);
         failures++;
       }
       /* 1300 rows: 82 tile rows, 6 groups (the output's second batch) */
@@ -1262,11 +1241,10 @@ GST_START_TEST (test_gpu_tiled)
    * first pass evict_last, the output pass evict_first), grouped, in three
    * launches and with 32-row tiles; by default (sm_80 on) planes up to 3/2
    * of the device's L2 run with it on */
-  struct Shape { int th, ug; bool sep; };
+  struct Shape { int th, ug; };
   for (int l2 : { 1, 2 })
-    for (const Shape &sh : { Shape { 16, 0, false }, Shape { 16, 0, true },
-            Shape { 16, 1, true }, Shape { 32, 0, false } }) {
-      set_rows (saved, cip::SatAlgorithm::tiled, sh.th, 0, sh.ug, l2, sh.sep);
+    for (const Shape &sh : { Shape { 16, 0 }, Shape { 16, 1 }, Shape { 32, 0 } }) {
+      set_rows (saved, cip::SatAlgorithm::tiled, sh.th, 0, sh.ug, l2);
       for (int w : { 5, 641 })
         for (const Variant &v : vs) {
           one (w, 33, Content::random, PitchMode::aligned256, v);
@@ -1276,15 +1254,8 @@ GST_START_TEST (test_gpu_tiled)
     }
   cip::detail::sat_set_tuning (saved);
   if (!sm)
-    for (bool sep : { false, true }) {
-      /* one launch; apart, 32-row tiles in three launches */
-      cip::detail::SatTuning t = saved;
-      t.tiled_one = sep ? 1 : 0;
-      cip::detail::sat_set_tuning (t);
-      for (const Variant &v : vs)
-        one (16384, 4096, Content::all255, PitchMode::aligned256, v);
-    }
-  cip::detail::sat_set_tuning (saved);
+    for (const Variant &v : vs)
+      one (16384, 4096, Content::all255, PitchMode::aligned256, v);
   fail_unless (failures == 0, "%d failing tiled GPU cases", failures);
 }
 GST_END_TEST;
@@ -1295,7 +1266,6 @@ struct RepeatCase {
   RefResult want;
   DevBuf src, sum;
   HostTable got;
-  cip::SatAlgorithm algo = cip::SatAlgorithm::single_pass;
   RepeatCase (int w, int h, const Variant & v) : img (make_image (w, h,
           Content::random, 77)), want (w, h, v, dst_pitch (w, 4,
           PitchMode::aligned256), 0), src (img.bytes.size ()),
@@ -1314,7 +1284,7 @@ struct RepeatCase {
     d.sum = sum.p;
     d.sum_pitch = want.sum.pitch;
     fail_unless (cip::integral (dv, cip::SatType::u32, d, ws, ws_bytes, st,
-            algo) == cip::Status::ok);
+            cip::SatAlgorithm::single_pass) == cip::Status::ok);
     CUDA_OK (cudaMemcpyAsync (got.bytes.data (), sum.p, sum.n,
             cudaMemcpyDeviceToHost, st));
     CUDA_OK (cudaStreamSynchronize (st));
@@ -1346,7 +1316,7 @@ GST_START_TEST (test_gpu_late_input)
   ensure_workspace ();
   const Variant v = { cip::SatType::u32, false };
   const size_t es = 4;
-  struct Shape { int th, ug; bool sep; };
+  struct Shape { int th, ug; };
   struct Size2 { int w, h; };
   int failures = 0, salt = 0;
   cudaStream_t st = g_ws.stream;
@@ -1367,20 +1337,18 @@ GST_START_TEST (test_gpu_late_input)
     DevBuf sum_a (wa.sum.bytes.size ()), sum_b (wb.sum.bytes.size ());
     stage.upload (a.bytes);
     src_b.upload (b.bytes);
-    /* tiled grouped, in three launches, with 32-row tiles, in one launch;
-     * automatic with the late writer and with a writer that does not wait
-     * (0 µs) */
-    const Shape shapes[] = { {16, 0, true}, {16, 1, true}, {32, 0, false},
-      {16, 0, false}, {0, 0, false}, {0, 0, false} };
-    for (int k = 0; k < 6; k++) {
+    /* tiled grouped, in three launches, with 32-row tiles; automatic with
+     * the late writer and with a writer that does not wait (0 µs) */
+    const Shape shapes[] = { {16, 0}, {16, 1}, {32, 0}, {0, 0}, {0, 0} };
+    for (int k = 0; k < 5; k++) {
       const Shape sh = shapes[k];
-      const cip::SatAlgorithm algo = k < 4 ? cip::SatAlgorithm::tiled :
+      const cip::SatAlgorithm algo = k < 3 ? cip::SatAlgorithm::tiled :
           cip::SatAlgorithm::automatic;
-      if (k < 4)
-        set_rows (saved, cip::SatAlgorithm::tiled, sh.th, 0, sh.ug, 0, sh.sep);
+      if (k < 3)
+        set_rows (saved, cip::SatAlgorithm::tiled, sh.th, 0, sh.ug);
       else
         cip::detail::sat_set_tuning (saved);
-      const int us = k == 5 ? 0 : 40;
+      const int us = k == 4 ? 0 : 40;
       src_a.upload (junk.bytes);
       CUDA_OK (cudaMemsetAsync (sum_a.p, 0xAB, sum_a.n, st));
       CUDA_OK (cudaMemsetAsync (sum_b.p, 0xAB, sum_b.n, st));
@@ -1400,10 +1368,9 @@ GST_START_TEST (test_gpu_late_input)
           g_ws.bytes, st, algo);
       CUDA_OK (cudaStreamSynchronize (st));
       char what[128];
-      snprintf (what, sizeof (what), "gpu late input %dx%d %s%s%s%s, %d us",
+      snprintf (what, sizeof (what), "gpu late input %dx%d %s%s%s, %d us",
           sz.w, sz.h, cip::sat_algorithm_name (algo), sh.th == 32 ?
-          " 32-row tiles" : "", sh.ug ? " three launches" : "", k == 3 ?
-          " one launch" : "", us);
+          " 32-row tiles" : "", sh.ug ? " three launches" : "", us);
       if (s1 != cip::Status::ok || s2 != cip::Status::ok) {
         fprintf (stderr, "FAIL %s: %s / %s\n", what, cip::status_string (s1),
             cip::status_string (s2));
@@ -1422,64 +1389,6 @@ GST_START_TEST (test_gpu_late_input)
   }
   cip::detail::sat_set_tuning (saved);
   fail_unless (failures == 0, "%d failing late-input cases", failures);
-}
-GST_END_TEST;
-
-/* tiled in one launch (sat_tiled_one: tasks by ticket, waits on counts and
- * flags in the workspace): every lag from 1 to 8 at widths of one tile
- * column, of 33 (the scan along the tile columns in two rounds) and of 128
- * (four), heights around one and two groups (256 rows) and 17 groups, u32
- * and u64, random and all-255 (the u64 corners of 16384 x 300 pass 2^32
- * with 255s only at 16384 x 1100, full mode), byte and word input; then
- * three sizes in turn on one workspace, 300 calls (full mode; 30 small),
- * fewer groups after more: the ticket and flags are zeros again after
- * each call. */
-GST_START_TEST (test_gpu_tiled_one)
-{
-  const bool sm = cip_test_small ();
-  const cip::detail::SatTuning saved = cip::detail::sat_get_tuning ();
-  ensure_workspace ();
-  int failures = 0, salt = 0;
-  const Variant vs[] = { {cip::SatType::u32, false}, {cip::SatType::u64, false} };
-  for (int lag = 1; lag <= 8; lag++) {
-    set_rows (saved, cip::SatAlgorithm::tiled, 16, 0, 0, 0, false, lag);
-    for (int w : { 1, 100, 4223, 16384 })
-      for (int h : { 1, 255, 257, 513, 4111 }) {
-        if ((sm && (w * h > 300000 || (lag > 2 && h > 257))) ||
-            (w * h > 20000000) || (lag != 2 && lag != 7 && w * h > 3000000))
-          continue;
-        for (const Variant &v : vs) {
-          if (!tiled_case (w, h, Content::random, PitchMode::aligned256, v,
-                  salt++))
-            failures++;
-          if ((w == 4223 || h == 257) && !tiled_case (w, h, Content::all255,
-                  PitchMode::odd, v, salt++))
-            failures++;
-        }
-      }
-  }
-  cip::detail::sat_set_tuning (saved);
-  if (!sm)
-    for (const Variant &v : vs)
-      if (!tiled_case (16384, 1100, Content::all255, PitchMode::aligned256, v,
-              salt++))
-        failures++;
-  fail_unless (failures == 0, "%d failing one-launch cases", failures);
-  /* one workspace, sizes in turn */
-  const Variant v = { cip::SatType::u32, false };
-  RepeatCase a (sm ? 641 : 3840, sm ? 300 : 2160, v),
-      b (sm ? 200 : 1920, sm ? 37 : 1080, v), c (sm ? 4100 : 8000, 600, v);
-  for (RepeatCase *r : { &a, &b, &c })
-    r->algo = cip::SatAlgorithm::tiled;
-  const cip::detail::SatConfig cfg = cip::detail::sat_config (a.img.width,
-      a.img.height, v.type, v.sq, cip::SatAlgorithm::tiled);
-  fail_unless (cfg.one, "tiled does not run in one launch by default");
-  const int runs = sm ? 30 : 300;
-  for (int i = 0; i < runs; i++) {
-    RepeatCase &r = i % 3 == 0 ? a : i % 3 == 1 ? b : c;
-    if (!r.run (g_ws.ptr, g_ws.bytes, g_ws.stream, i))
-      fail ("one launch: call %d of %d differs from the reference", i, runs);
-  }
 }
 GST_END_TEST;
 
@@ -1564,7 +1473,6 @@ integral_suite ()
   tcase_add_test (gpu, test_gpu_16bit_shapes);
   tcase_add_test (gpu, test_gpu_16bit_strips);
   tcase_add_test (gpu, test_gpu_tiled);
-  tcase_add_test (gpu, test_gpu_tiled_one);
   tcase_add_test (gpu, test_gpu_late_input);
   tcase_add_test (gpu, test_gpu_repeatable);
   tcase_add_test (gpu, test_gpu_many_strips);
