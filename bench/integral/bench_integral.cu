@@ -7,7 +7,7 @@
  *
  *   bench_integral [--runs N] [--quick] [--json PATH]
  *                  [--sweep | --sweep-multi | --sweep-tiled] [--profile]
- *                  [--l2-sizes] [--size WxH ...] [--stripes N,N,..]
+ *                  [--l2-sizes] [--size WxH ...]
  *
  * Every variant's output is checked against cip::ref::integral once per size
  * before it is timed; a mismatch aborts. Times: one call between two events,
@@ -22,9 +22,7 @@
  * input and on 4 frames in turn; --l2-sizes adds 16384x2048 and 16384x4096.
  * Rows "unchained" time tiled with no PDL between calls (detail/launch.cuh);
  * "tables only" its first pass alone (GB/s: input bytes). --size WxH
- * (repeatable) runs those sizes instead. --stripes adds tiled in that many
- * stripes (SatTuning::tiled_stripes; where it runs in three launches), on
- * one input and on 4 frames in turn.
+ * (repeatable) runs those sizes instead.
  * --wide: SATs of 16-bit planes (u32, u64, u32 + squares) at 1080p and UHD.
  * NPP has no 16-bit integral, so each is shown against our 8-bit time on a
  * plane of the same size scaled by the bytes moved (the 8-bit kernels'
@@ -56,7 +54,6 @@ namespace {
 
 bool sweep_multi_only = false;
 bool sweep_tiled_only = false;
-std::vector<int> stripe_counts;  /* --stripes 2,4,..: tiled in stripes */
 
 struct Size { int w, h; };
 
@@ -589,17 +586,6 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
       emit (cx, r, input, floor32, bench::kv ("frames", (double) frames));
     }
 
-  /* tiled in stripes (three launches each) */
-  if (!sweep && !cip::detail::sat_config (s.w, s.h, cip::SatType::u32, false,
-          cip::SatAlgorithm::tiled).grouped)
-    for (int ns : stripe_counts)
-      for (int frames : { 1, bench::kFrames })
-        tuned_row ("tiled u32, " + std::to_string (ns) + " stripes" +
-            (frames > 1 ? ", 4 frames" : ""), frames,
-            [ns] (cip::detail::SatTuning &t) { t.tiled_stripes = ns; },
-            bench::kv ("tiled_stripes", (double) ns) + ", " +
-            bench::kv ("frames", (double) frames));
-
   /* tiled's three launches where the grouped two serve, for comparison */
   if (cip::detail::sat_config (s.w, s.h, cip::SatType::u32, false,
           cip::SatAlgorithm::tiled).grouped)
@@ -740,16 +726,6 @@ main (int argc, char **argv)
         sscanf (argv[i + 1], "%dx%d", &w, &h) == 2 && w > 0 && h > 0) {
       only.push_back ({w, h});
       i++;
-      continue;
-    }
-    if (!strcmp (argv[i], "--stripes") && i + 1 < argc) {
-      for (const char *c = argv[++i]; *c;) {
-        stripe_counts.push_back (atoi (c));
-        while (*c && *c != ',')
-          c++;
-        if (*c)
-          c++;
-      }
       continue;
     }
     if (!strcmp (argv[i], "--sweep"))

@@ -45,9 +45,6 @@ struct SatTuning {
   int tiled_l2 = 0;      /* tiled: whether the first pass keeps the input in L2
                             for the output pass: 0 where it takes at most 3/2
                             of L2, 1 never, 2 always */
-  int tiled_stripes = 0;  /* tiled in three launches: stripes of rows, each
-                             one's tables beside the output of the one above
-                             (0 automatic, 1 none, n: n) */
 };
 void sat_set_tuning (const SatTuning &t);
 SatTuning sat_get_tuning ();
@@ -62,7 +59,6 @@ struct SatConfig {
                             (tiled: tile columns) */
   int lookback = 0;
   bool grouped = false;  /* tiled: two launches (the grouped first pass) */
-  int stripes = 1;       /* tiled: stripes (three launches each) */
 };
 SatConfig sat_config (int width, int height, SatType type, bool squared,
     SatAlgorithm algo);

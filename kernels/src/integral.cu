@@ -1185,17 +1185,6 @@ tiled_ngroups (int nty)
 struct TiledParams : detail::SatTiles {
   void *sum;
   size_t sum_pitch;
-  /* Stripes (three launches, tiled_stripes): this launch's stripe, the
-   * plane from row r0 (src, height and sum are the stripe's; sum's row 0
-   * is the plane's row r0, written by the stripe above). vc_in: the column
-   * sums above the stripe (null: the first); vc_out: through it; done: the
-   * counters of the call's stripes (S: scan blocks, O: output blocks),
-   * null without stripes. */
-  const uint32_t *vc_in = nullptr;
-  uint32_t *vc_out = nullptr;
-  uint32_t *done = nullptr;
-  int stripe = 0, nstripes = 1;
-  int ogrid = 0;                  /* output blocks of a stripe but the last */
 };
 
 /* The L2 policy of tiled's input loads (sm_80 on). The output pass reads
@@ -1389,22 +1378,9 @@ template <int TH>
 __global__ void __launch_bounds__ (32 * kTiledWarps)
 sat_tiled_aggregate (const TiledParams p)
 {
-  if (p.stripe == 0) {
-    /* the kernel ahead first: the output pass reads the input before its
-     * own wait */
-    detail::start_of_call ();
-  } else {
-    /* a later stripe runs beside the output of the stripe above (tiled_
-     * stripes); its tables are those of the stripe two above, which must
-     * be written */
-    allow_next_kernel ();
-    if (p.stripe >= 2) {
-      if (threadIdx.x == 0)
-        detail::spin_until_at_least (p.done + p.nstripes + p.stripe - 2,
-            (uint32_t) p.ogrid);
-      __syncthreads ();
-    }
-  }
+  /* the kernel ahead first: the output pass reads the input before its
+   * own wait */
+  detail::start_of_call ();
   const int lane = threadIdx.x & 31;
   const int tile = blockIdx.x * kTiledWarps + (threadIdx.x >> 5);
   if (tile >= p.ntx * p.nty)
@@ -1491,8 +1467,7 @@ tiled_scan_load (const uint32_t *v, size_t stride, const uint32_t *t,
 __device__ __forceinline__ void
 tiled_scan_block (uint32_t *v, size_t stride, int n, uint32_t *t,
     size_t tstride, uint4 (&part)[kTiledScanWarps][32],
-    uint32_t (&partt)[kTiledScanWarps], const uint4 &init, uint32_t initt,
-    uint4 *total)
+    uint32_t (&partt)[kTiledScanWarps])
 {
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const bool tl = t != nullptr && lane == 0;
@@ -1514,15 +1489,6 @@ tiled_scan_block (uint32_t *v, size_t stride, int n, uint32_t *t,
   uint4 run;
   uint32_t runt;
   warps_exclusive_scan (part, partt, warp, lane, s, st, run, runt);
-  /* the sums above the first vector (stripes) */
-  add4 (run, init);
-  runt += initt;
-  if (total && warp == 0) {
-    uint4 all = init;
-    for (int k = 0; k < kTiledScanWarps; k++)
-      add4 (all, part[k][lane]);
-    __stcg (total, all);
-  }
   const bool kept = i1 - i0 <= kTiledBatch;
   for (int b = i0; b < i1; b += kTiledBatch) {
     if (!kept)
@@ -1550,37 +1516,15 @@ sat_tiled_scan (const TiledParams p)
   wait_for_previous_kernel ();
   const int lane = threadIdx.x & 31;
   const int b = blockIdx.x;
-  const uint4 zero = make_uint4 (0, 0, 0, 0);
   if (b < p.ntx) {
-    /* stripes: start from the column sums above the stripe, once the scan
-     * of the stripe above has written them */
-    uint4 init = zero;
-    uint32_t initt = 0;
-    if (p.vc_in) {
-      if (threadIdx.x == 0)
-        detail::spin_until_at_least (p.done + p.stripe - 1, (uint32_t) p.ntx);
-      __syncthreads ();
-      init = __ldcg (reinterpret_cast<const uint4 *> (p.vc_in + (size_t) b *
-              kTW) + lane);
-      initt = detail::warp_sum (init.x + init.y + init.z + init.w);
-    }
     tiled_scan_block (p.col + (size_t) b * kTW + 4 * lane, p.colp, p.nty,
-        p.tot + b, p.ntx, part, partt, init, initt, p.vc_out ?
-        reinterpret_cast<uint4 *> (p.vc_out + (size_t) b * kTW) + lane :
-        nullptr);
-    if (p.done) {
-      __syncthreads ();
-      if (threadIdx.x == 0) {
-        __threadfence ();
-        atomicAdd (p.done + p.stripe, 1u);
-      }
-    }
+        p.tot + b, p.ntx, part, partt);
   } else {
     const size_t y = (size_t) (b - p.ntx) * 128 + 4 * lane;
     /* rowp is a multiple of 16: a lane's 4 rows are all in or all out */
     const bool in = y < p.rowp;
     tiled_scan_block (p.row + (in ? y : 0), p.rowp, in ? p.ntx : 0, nullptr, 0,
-        part, partt, zero, 0u, nullptr);
+        part, partt);
   }
 }
 
@@ -1636,7 +1580,7 @@ tiled_emit (const TiledParams &p, const uint32_t (&w)[TH], const uint4 &v,
   const bool extra = lane == 31 && x + 4 == width;
   T *out = reinterpret_cast<T *> (static_cast<uint8_t *> (p.sum) +
       (size_t) top * p.sum_pitch) + x;
-  if (top == 0 && p.stripe == 0) {
+  if (top == 0) {
     tiled_store4<T, CS> (out, x, width, T (0), T (0), T (0), T (0));
     if (extra)
       out[4] = 0;
@@ -1690,13 +1634,30 @@ tiled_emit (const TiledParams &p, const uint32_t (&w)[TH], const uint4 &v,
   }
 }
 
-/* tiled_output's work once the tables are in: the tile's sums above and
- * left of it, then its rows (tiled_emit). */
 template <int TH, typename T, bool CS, bool GROUPED>
 __device__ __forceinline__ void
-tiled_output_tile (const TiledParams &p, const uint32_t (&w)[TH], int tx,
-    int ty, int x, int top, int lane)
+tiled_output (const TiledParams &p)
 {
+  static_assert (!GROUPED || TH == 16, "grouped: 16-row tiles");
+  /* the call's last kernel: the next call's first may be scheduled */
+  allow_next_kernel ();
+  const int lane = threadIdx.x & 31;
+  const int tile = blockIdx.x * kTiledWarps + (threadIdx.x >> 5);
+  const bool live = tile < p.ntx * p.nty;
+  const int tx = live ? tile % p.ntx : 0, ty = live ? tile / p.ntx : 0;
+  const int x = tx * kTW + 4 * lane, top = ty * TH;
+  uint32_t w[TH];
+  /* the input is not the scan's result: load it before waiting */
+  if (live) {
+    tile_rows<TH> (p, top, x, tiled_input_policy (p, false), w);
+  } else {
+#pragma unroll
+    for (int r = 0; r < TH; r++)
+      w[r] = 0;
+  }
+  wait_for_previous_kernel ();
+  if (!live)
+    return;
   uint4 v = __ldcg (reinterpret_cast<const uint4 *> (p.col +
           (size_t) ty * p.colp + x));
   T corner = 0;
@@ -1747,54 +1708,6 @@ tiled_output_tile (const TiledParams &p, const uint32_t (&w)[TH], int tx,
   }
   tiled_emit<TH, T, CS> (p, w, v, detail::warp_sum (corner), rl, x, top,
       lane);
-}
-
-/* Stripes: counts the block's output in (after its rows); the last block
- * of the last stripe waits for every stripe's output, then zeros the
- * counters for the next call. */
-__device__ __forceinline__ void
-tiled_stripe_done (const TiledParams &p)
-{
-  __syncthreads ();
-  if (threadIdx.x == 0) {
-    __threadfence ();
-    const uint32_t n = atomicAdd (p.done + p.nstripes + p.stripe, 1u);
-    if (p.stripe == p.nstripes - 1 && n == gridDim.x - 1) {
-      for (int j = 0; j + 1 < p.nstripes; j++)
-        detail::spin_until_at_least (p.done + p.nstripes + j,
-            (uint32_t) p.ogrid);
-      for (int j = 0; j < 2 * p.nstripes; j++)
-        p.done[j] = 0;
-    }
-  }
-}
-
-template <int TH, typename T, bool CS, bool GROUPED>
-__device__ __forceinline__ void
-tiled_output (const TiledParams &p)
-{
-  static_assert (!GROUPED || TH == 16, "grouped: 16-row tiles");
-  /* the call's last kernel: the next call's first may be scheduled */
-  allow_next_kernel ();
-  const int lane = threadIdx.x & 31;
-  const int tile = blockIdx.x * kTiledWarps + (threadIdx.x >> 5);
-  const bool live = tile < p.ntx * p.nty;
-  const int tx = live ? tile % p.ntx : 0, ty = live ? tile / p.ntx : 0;
-  const int x = tx * kTW + 4 * lane, top = ty * TH;
-  uint32_t w[TH];
-  /* the input is not the scan's result: load it before waiting */
-  if (live) {
-    tile_rows<TH> (p, top, x, tiled_input_policy (p, false), w);
-  } else {
-#pragma unroll
-    for (int r = 0; r < TH; r++)
-      w[r] = 0;
-  }
-  wait_for_previous_kernel ();
-  if (live)
-    tiled_output_tile<TH, T, CS, GROUPED> (p, w, tx, ty, x, top, lane);
-  if (p.done)
-    tiled_stripe_done (p);
 }
 
 template <int TH, typename T, bool CS>
@@ -1922,53 +1835,6 @@ make_layout (int width, int strips, bool squared, int bytes)
   return l;
 }
 
-/* Workspace of tiled in stripes (tiled_stripes), after the control words:
- * two sets (stripes in turn) of a stripe's col, row and tot, and two
- * vectors of column sums above a stripe. */
-struct StripeLayout {
-  int n = 0, per = 0;         /* stripes, tile rows a stripe (but the last) */
-  size_t colp = 0, rowp = 0;
-  size_t col[2] = { }, row[2] = { }, tot[2] = { }, vc[2] = { }, total = 0;
-};
-
-StripeLayout
-make_stripe_layout (int width, int height, int th, int nstripes)
-{
-  StripeLayout l;
-  const int ntx = (width + kTW - 1) / kTW, nty = (height + th - 1) / th;
-  l.per = (nty + nstripes - 1) / nstripes;
-  l.n = (nty + l.per - 1) / l.per;
-  l.colp = (size_t) ntx * kTW;
-  l.rowp = (size_t) l.per * th;
-  size_t off = kDataOffset;
-  for (int s = 0; s < 2; s++) {
-    l.col[s] = off;
-    off = align256 (off + (size_t) l.per * l.colp * 4);
-    l.row[s] = off;
-    off = align256 (off + (size_t) ntx * l.rowp * 4);
-    l.tot[s] = off;
-    off = align256 (off + (size_t) l.per * ntx * 4);
-  }
-  for (int s = 0; s < 2; s++) {
-    l.vc[s] = off;
-    off = align256 (off + l.colp * 4);
-  }
-  l.total = off;
-  return l;
-}
-
-/* Stripes of tiled in three launches: tuned, or none (automatic). */
-int
-tiled_stripes (int width, int height, int th)
-{
-  if (tiled_grouped (width, th))
-    return 1;
-  const int n = g_tuning.tiled_stripes;
-  if (n <= 1)
-    return 1;
-  return make_stripe_layout (width, height, th, n).n;
-}
-
 TiledLayout
 make_tiled_layout (int width, int height, int th)
 {
@@ -2033,7 +1899,6 @@ sat_config (int width, int height, SatType type, bool squared,
     c.strips = height > 0 ? (height + c.th - 1) / c.th : 0;
     c.segments = width > 0 ? (width + kTW - 1) / kTW : 0;
     c.grouped = tiled_grouped (width, c.th);
-    c.stripes = tiled_stripes (width, height, c.th);
     return c;
   }
   if (algo == SatAlgorithm::single_pass) {
@@ -2097,11 +1962,9 @@ integral_workspace_bytes (int width, int height, SatType type, bool squared)
       squared, 2).total;
   if (width > detail::kSatTiledMaxSide || height > detail::kSatTiledMaxSide)
     return strip_bytes;
-  /* tiled, either tile height, whole or in stripes (two use the most) */
+  /* tiled, either tile height */
   return std::max ({ strip_bytes, make_tiled_layout (width, height, 16).total,
-        make_tiled_layout (width, height, 32).total,
-        make_stripe_layout (width, height, 16, 2).total,
-        make_stripe_layout (width, height, 32, 2).total });
+        make_tiled_layout (width, height, 32).total });
 }
 
 Status
@@ -2214,68 +2077,6 @@ run_tiled_kernels (const TiledParams &p, cudaStream_t stream)
       stream, p, "sat_tiled_output", pdl_supported ());
 }
 
-/* tiled in stripes of l.per tile rows, three launches each, in turn on
- * one stream. Each launch may start early (PDL): a stripe's first pass
- * runs beside the output of the stripe above, and its scan starts from the
- * column sums above it (vc, from the scan above). Counters in the flags
- * order what PDL does not: a first pass waits for the output two stripes
- * up (whose tables it overwrites), a scan for the scan above; the last
- * output block zeros them. The input comes back from L2 for the output. */
-template <int TH, typename T, bool CS>
-Status
-run_tiled_stripes (const TiledParams &base, uint8_t *ws, const StripeLayout &l,
-    cudaStream_t stream)
-{
-  const bool pdl = pdl_supported ();
-  for (int k = 0; k < l.n; k++) {
-    TiledParams p = base;
-    const int r0 = k * l.per * TH;
-    p.src = base.src + (size_t) r0 * base.src_pitch;
-    p.height = std::min (l.per * TH, base.height - r0);
-    p.nty = (p.height + TH - 1) / TH;
-    p.colp = l.colp;
-    p.rowp = l.rowp;
-    p.col = reinterpret_cast<uint32_t *> (ws + l.col[k & 1]);
-    p.row = reinterpret_cast<uint32_t *> (ws + l.row[k & 1]);
-    p.tot = reinterpret_cast<uint32_t *> (ws + l.tot[k & 1]);
-    p.sum = static_cast<uint8_t *> (base.sum) + (size_t) r0 * base.sum_pitch;
-    p.vc_in = k > 0 ? reinterpret_cast<uint32_t *> (ws + l.vc[k & 1]) :
-        nullptr;
-    p.vc_out = k + 1 < l.n ? reinterpret_cast<uint32_t *> (ws +
-        l.vc[(k + 1) & 1]) : nullptr;
-    p.done = reinterpret_cast<uint32_t *> (ws + kFlagsOffset);
-    p.stripe = k;
-    p.nstripes = l.n;
-    p.ogrid = (p.ntx * l.per + kTiledWarps - 1) / kTiledWarps;
-    const int grid = (p.ntx * p.nty + kTiledWarps - 1) / kTiledWarps;
-    Status st = launch (sat_tiled_aggregate<TH>, grid, 32 * kTiledWarps, 0,
-        stream, p, "sat_tiled_aggregate", k == 0 ?
-        detail::between_calls_pdl () : pdl);
-    if (st == Status::ok)
-      st = launch (sat_tiled_scan, p.ntx + (int) ((p.rowp + 127) / 128),
-          32 * kTiledScanWarps, 0, stream, p, "sat_tiled_scan", pdl);
-    if (st == Status::ok)
-      st = launch (sat_tiled_output<TH, T, CS>, grid, 32 * kTiledWarps, 0,
-          stream, p, "sat_tiled_output", pdl);
-    if (st != Status::ok)
-      return st;
-  }
-  return Status::ok;
-}
-
-template <int TH>
-Status
-run_tiled_stripes_th (const TiledParams &p, SatType type, uint8_t *ws,
-    const StripeLayout &l, cudaStream_t stream)
-{
-  const bool cs = g_tuning.tiled_plain == 0;
-  if (type == SatType::u32)
-    return cs ? run_tiled_stripes<TH, uint32_t, true> (p, ws, l, stream)
-        : run_tiled_stripes<TH, uint32_t, false> (p, ws, l, stream);
-  return cs ? run_tiled_stripes<TH, u64, true> (p, ws, l, stream)
-      : run_tiled_stripes<TH, u64, false> (p, ws, l, stream);
-}
-
 /* Streaming stores (st.global.cs) leave L2 to the input, which the output
  * pass reads again. */
 template <int TH>
@@ -2330,13 +2131,6 @@ run_tiled (const ImageView &src, SatType type, const SatDest &dst,
           (size_t) detail::l2_cache_bytes () / 2 * 3);
   p.sum = dst.sum;
   p.sum_pitch = dst.sum_pitch;
-  const int ns = tiled_stripes (src.width, src.height, th);
-  if (ns > 1) {
-    const StripeLayout sl = make_stripe_layout (src.width, src.height, th, ns);
-    p.keep_in_l2 = l2 != 1;
-    return th == 32 ? run_tiled_stripes_th<32> (p, type, ws, sl, stream)
-        : run_tiled_stripes_th<16> (p, type, ws, sl, stream);
-  }
   return th == 32 ? run_tiled_th<32> (p, type, stream)
       : run_tiled_th<16> (p, type, stream);
 }

@@ -1072,19 +1072,17 @@ GST_END_TEST;
 
 /* Tunes `saved` to th rows per strip (multi_pass) or per tile (tiled, with
  * plain stores if `plain`, in three launches where it would run grouped if
- * `ungrouped`, its input's L2 policy as SatTuning::tiled_l2 `l2`, in
- * `stripes` stripes where it runs in three launches; 0: none) and checks
+ * `ungrouped`, its input's L2 policy as SatTuning::tiled_l2 `l2`) and checks
  * that the launch configuration takes it. */
 static void
 set_rows (const cip::detail::SatTuning &saved, cip::SatAlgorithm a, int th,
-    int plain = 0, int ungrouped = 0, int l2 = 0, int stripes = 1)
+    int plain = 0, int ungrouped = 0, int l2 = 0)
 {
   cip::detail::SatTuning t = saved;
   (a == cip::SatAlgorithm::tiled ? t.th_tiled : t.th_multi) = th;
   t.tiled_plain = plain;
   t.tiled_ungrouped = ungrouped;
   t.tiled_l2 = l2;
-  t.tiled_stripes = stripes;
   cip::detail::sat_set_tuning (t);
   const cip::detail::SatConfig cfg = cip::detail::sat_config (100, 100,
       cip::SatType::u32, false, a);
@@ -1159,29 +1157,6 @@ GST_END_TEST;
  * mode, 263 tile rows (more than the scan keeps in registers), a grouped
  * all-255 4096 x 4352 frame and an all-255 16384 x 4096 frame (32-row
  * tiles), whose u64 corners pass 2^32 and whose u32 tables wrap. */
-/* One tiled case under the current tuning (seed: of the image); FALSE,
- * after a message, when it fails. */
-static bool
-tiled_case (int w, int h, Content c, PitchMode pm, const Variant &v, int seed)
-{
-  HostImage img = make_image (w, h, c, seed, 1, src_pad (w, 1, pm));
-  const size_t es = v.type == cip::SatType::u32 ? 4 : 8;
-  RefResult want (w, h, v, dst_pitch (w, es, PitchMode::aligned256), 8);
-  const cip::detail::SatConfig cfg = cip::detail::sat_config (w, h, v.type,
-      v.sq, cip::SatAlgorithm::tiled);
-  const std::string what = "gpu tiled " + case_name (w, h, c, all_chans[0],
-      pm, v) + (cfg.stripes > 1 ? " in " + std::to_string (cfg.stripes) +
-      " stripes" : "");
-  if (run_ref (img.view (), v, want) != cip::Status::ok ||
-      resolved (cip::SatAlgorithm::tiled, img.view (), v, want) !=
-      cip::SatAlgorithm::tiled) {
-    fprintf (stderr, "FAIL %s: no reference, or tiled does not serve it\n",
-        what.c_str ());
-    return false;
-  }
-  return gpu_case (img, 0, v, cip::SatAlgorithm::tiled, want, what);
-}
-
 GST_START_TEST (test_gpu_tiled)
 {
   const bool sm = cip_test_small ();
@@ -1191,8 +1166,20 @@ GST_START_TEST (test_gpu_tiled)
   const Variant vs[] = { {cip::SatType::u32, false}, {cip::SatType::u64, false} };
   /* counts failures rather than asserting, so that the tuning is restored */
   auto one = [&] (int w, int h, Content c, PitchMode pm, const Variant &v) {
-    if (!tiled_case (w, h, c, pm, v, 11 + salt++))
+    HostImage img = make_image (w, h, c, 11 + salt++, 1, src_pad (w, 1, pm));
+    const size_t es = v.type == cip::SatType::u32 ? 4 : 8;
+    RefResult want (w, h, v, dst_pitch (w, es, PitchMode::aligned256), 8);
+    const std::string what = "gpu tiled " + case_name (w, h, c, all_chans[0],
+        pm, v);
+    if (run_ref (img.view (), v, want) != cip::Status::ok ||
+        resolved (cip::SatAlgorithm::tiled, img.view (), v, want) !=
+        cip::SatAlgorithm::tiled) {
+      fprintf (stderr, "FAIL %s: no reference, or tiled does not serve it\n",
+          what.c_str ());
       failures++;
+    } else if (!gpu_case (img, 0, v, cip::SatAlgorithm::tiled, want, what)) {
+      failures++;
+    }
   };
   for (int th : { 16, 32 })
     for (int plain : { 0, 1 }) {
@@ -1279,7 +1266,6 @@ struct RepeatCase {
   RefResult want;
   DevBuf src, sum;
   HostTable got;
-  cip::SatAlgorithm algo = cip::SatAlgorithm::single_pass;
   RepeatCase (int w, int h, const Variant & v) : img (make_image (w, h,
           Content::random, 77)), want (w, h, v, dst_pitch (w, 4,
           PitchMode::aligned256), 0), src (img.bytes.size ()),
@@ -1298,7 +1284,7 @@ struct RepeatCase {
     d.sum = sum.p;
     d.sum_pitch = want.sum.pitch;
     fail_unless (cip::integral (dv, cip::SatType::u32, d, ws, ws_bytes, st,
-            algo) == cip::Status::ok);
+            cip::SatAlgorithm::single_pass) == cip::Status::ok);
     CUDA_OK (cudaMemcpyAsync (got.bytes.data (), sum.p, sum.n,
             cudaMemcpyDeviceToHost, st));
     CUDA_OK (cudaStreamSynchronize (st));
@@ -1315,80 +1301,6 @@ struct RepeatCase {
   }
 };
 
-/* tiled in stripes (SatTuning::tiled_stripes; three launches a stripe, a
- * stripe's tables beside the output of the one above, ordered by counters
- * in the workspace): 2, 3 and 5 stripes of 32-row tiles and of 16-row
- * tiles in three launches, heights where the last stripe is whole, short
- * or one row, widths around the 128-column tiles, u32 and u64, random,
- * all-255 and natural, word and byte input; full mode also 8K natural,
- * 16384 x 4096 all-255 (u64 corners past 2^32, u32 wrapping) and 60
- * calls of three sizes in turn on one workspace (the counters zero after
- * each call). */
-GST_START_TEST (test_gpu_tiled_stripes)
-{
-  const bool sm = cip_test_small ();
-  const cip::detail::SatTuning saved = cip::detail::sat_get_tuning ();
-  ensure_workspace ();
-  int failures = 0, salt = 0;
-  const Variant vs[] = { {cip::SatType::u32, false}, {cip::SatType::u64, false} };
-  struct Shape { int th, ug; };
-  for (const Shape &sh : { Shape { 32, 0 }, Shape { 16, 1 } })
-    for (int ns : { 2, 3, 5 }) {
-      set_rows (saved, cip::SatAlgorithm::tiled, sh.th, 0, sh.ug, 0, ns);
-      const int th = sh.th;
-      for (int w : { 5, 129, 641 })
-        for (int h : { 2 * th, 2 * th + 1, 5 * th, 7 * th + 3, 11 * th - 1 }) {
-          const int want = cip::detail::sat_config (w, h, vs[0].type, false,
-              cip::SatAlgorithm::tiled).stripes;
-          const int nty = (h + th - 1) / th, per = (nty + ns - 1) / ns;
-          if (want != (nty + per - 1) / per) {
-            fprintf (stderr, "FAIL %dx%d: %d stripes, not %d\n", w, h, want,
-                (nty + per - 1) / per);
-            failures++;
-          }
-          for (const Variant &v : vs) {
-            if (!tiled_case (w, h, Content::random, PitchMode::aligned256, v,
-                    salt++))
-              failures++;
-            if ((!sm || w == 129) && !tiled_case (w, h, Content::all255,
-                    PitchMode::odd, v, salt++))
-              failures++;
-          }
-        }
-      if (!tiled_case (1000, sm ? 300 : 999, Content::natural,
-              PitchMode::tight, vs[0], salt++))
-        failures++;
-    }
-  if (!sm) {
-    set_rows (saved, cip::SatAlgorithm::tiled, 32, 0, 0, 0, 5);
-    if (!tiled_case (7680, 4320, Content::natural, PitchMode::aligned256,
-            vs[0], salt++))
-      failures++;
-    set_rows (saved, cip::SatAlgorithm::tiled, 32, 0, 0, 0, 4);
-    for (const Variant &v : vs)
-      if (!tiled_case (16384, 4096, Content::all255, PitchMode::aligned256, v,
-              salt++))
-        failures++;
-  }
-  /* one workspace, sizes in turn */
-  set_rows (saved, cip::SatAlgorithm::tiled, 32, 0, 0, 0, 3);
-  const Variant v = vs[0];
-  RepeatCase a (sm ? 641 : 3840, sm ? 300 : 2160, v),
-      b (sm ? 200 : 1920, sm ? 97 : 1080, v), c (sm ? 1000 : 7680, 600, v);
-  for (RepeatCase *r : { &a, &b, &c })
-    r->algo = cip::SatAlgorithm::tiled;
-  for (int i = 0; i < (sm ? 9 : 60); i++) {
-    RepeatCase &r = i % 3 == 0 ? a : i % 3 == 1 ? b : c;
-    if (!r.run (g_ws.ptr, g_ws.bytes, g_ws.stream, i)) {
-      failures++;
-      break;
-    }
-  }
-  cip::detail::sat_set_tuning (saved);
-  fail_unless (failures == 0, "%d failing tiled stripe cases", failures);
-}
-GST_END_TEST;
-
 /* PDL between calls (kernels/detail/launch.cuh): each call's first kernel
  * may be scheduled before the kernel ahead of it ends and must wait for it
  * before it touches memory. Ahead of call A a kernel that lets the next be
@@ -1396,8 +1308,7 @@ GST_END_TEST;
  * bytes there until then); call B follows A with no sync, on another input
  * and table, through the same workspace (whose tables A's output pass still
  * reads). Both tables must be the reference's. tiled grouped (two
- * launches), in three launches, with 32-row tiles, in three stripes, and
- * automatic. */
+ * launches), in three launches and with 32-row tiles, and automatic. */
 GST_START_TEST (test_gpu_late_input)
 {
   const bool sm = cip_test_small ();
@@ -1405,7 +1316,7 @@ GST_START_TEST (test_gpu_late_input)
   ensure_workspace ();
   const Variant v = { cip::SatType::u32, false };
   const size_t es = 4;
-  struct Shape { int th, ug, ns; };
+  struct Shape { int th, ug; };
   struct Size2 { int w, h; };
   int failures = 0, salt = 0;
   cudaStream_t st = g_ws.stream;
@@ -1426,20 +1337,18 @@ GST_START_TEST (test_gpu_late_input)
     DevBuf sum_a (wa.sum.bytes.size ()), sum_b (wb.sum.bytes.size ());
     stage.upload (a.bytes);
     src_b.upload (b.bytes);
-    /* tiled grouped, in three launches, with 32-row tiles, in 3 stripes;
-     * automatic with the late writer and with a writer that does not wait
-     * (0 µs) */
-    const Shape shapes[] = { {16, 0, 1}, {16, 1, 1}, {32, 0, 1}, {32, 0, 3},
-      {0, 0, 1}, {0, 0, 1} };
-    for (int k = 0; k < 6; k++) {
+    /* tiled grouped, in three launches, with 32-row tiles; automatic with
+     * the late writer and with a writer that does not wait (0 µs) */
+    const Shape shapes[] = { {16, 0}, {16, 1}, {32, 0}, {0, 0}, {0, 0} };
+    for (int k = 0; k < 5; k++) {
       const Shape sh = shapes[k];
-      const cip::SatAlgorithm algo = k < 4 ? cip::SatAlgorithm::tiled :
+      const cip::SatAlgorithm algo = k < 3 ? cip::SatAlgorithm::tiled :
           cip::SatAlgorithm::automatic;
-      if (k < 4)
-        set_rows (saved, cip::SatAlgorithm::tiled, sh.th, 0, sh.ug, 0, sh.ns);
+      if (k < 3)
+        set_rows (saved, cip::SatAlgorithm::tiled, sh.th, 0, sh.ug);
       else
         cip::detail::sat_set_tuning (saved);
-      const int us = k == 5 ? 0 : 40;
+      const int us = k == 4 ? 0 : 40;
       src_a.upload (junk.bytes);
       CUDA_OK (cudaMemsetAsync (sum_a.p, 0xAB, sum_a.n, st));
       CUDA_OK (cudaMemsetAsync (sum_b.p, 0xAB, sum_b.n, st));
@@ -1459,10 +1368,9 @@ GST_START_TEST (test_gpu_late_input)
           g_ws.bytes, st, algo);
       CUDA_OK (cudaStreamSynchronize (st));
       char what[128];
-      snprintf (what, sizeof (what), "gpu late input %dx%d %s%s%s%s, %d us",
+      snprintf (what, sizeof (what), "gpu late input %dx%d %s%s%s, %d us",
           sz.w, sz.h, cip::sat_algorithm_name (algo), sh.th == 32 ?
-          " 32-row tiles" : "", sh.ug ? " three launches" : "", sh.ns > 1 ?
-          " 3 stripes" : "", us);
+          " 32-row tiles" : "", sh.ug ? " three launches" : "", us);
       if (s1 != cip::Status::ok || s2 != cip::Status::ok) {
         fprintf (stderr, "FAIL %s: %s / %s\n", what, cip::status_string (s1),
             cip::status_string (s2));
@@ -1565,7 +1473,6 @@ integral_suite ()
   tcase_add_test (gpu, test_gpu_16bit_shapes);
   tcase_add_test (gpu, test_gpu_16bit_strips);
   tcase_add_test (gpu, test_gpu_tiled);
-  tcase_add_test (gpu, test_gpu_tiled_stripes);
   tcase_add_test (gpu, test_gpu_late_input);
   tcase_add_test (gpu, test_gpu_repeatable);
   tcase_add_test (gpu, test_gpu_many_strips);
