@@ -1,27 +1,48 @@
 #!/usr/bin/env bash
 # Builds the kernel benchmarks on the GPU machine with its nvcc, linking NPP
 # when present, so our kernels and the library baselines run side by side in
-# one binary. Usage: bench/build-device.sh OUTDIR [arch, default sm_90]
+# one binary. Each library source is compiled once, all in parallel, then
+# each bench is linked against them.
+# Usage: bench/build-device.sh OUTDIR [arch [family ...]]
+# (arch default sm_90; families default: every bench/<family>/bench_<family>.cu)
 set -euo pipefail
-out=${1:?usage: build-device.sh OUTDIR [arch]}; arch=${2:-sm_90}
+out=${1:?usage: build-device.sh OUTDIR [arch [family ...]]}; arch=${2:-sm_90}
+shift; [ $# -gt 0 ] && shift
 here=$(cd "$(dirname "$0")" && pwd); top=$(dirname "$here")
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 root=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
-mkdir -p "$out"
+mkdir -p "$out/obj"
 flags=(-O3 -std=c++17 -arch="$arch" --expt-relaxed-constexpr -lineinfo
        -I"$top/kernels/include" -I"$top/kernels" -I"$here/common" -DHAVE_CUDA=1)
 libs=()
 if ls "$root"/lib64/libnppc.so* >/dev/null 2>&1 || ls "$root"/targets/*/lib/libnppc.so* >/dev/null 2>&1; then
-  flags+=(-DHAVE_NPP=1); libs+=(-lnppist -lnppif -lnppicc -lnppc)
+  flags+=(-DHAVE_NPP=1); libs+=(-L"$root/lib64" -lnppist -lnppif -lnppicc -lnppc)
   echo "NPP found under $root"
 else
   echo "NPP not found: library baselines are skipped"
 fi
-lib_srcs=("$top"/kernels/src/*.cu "$top"/kernels/host/*.cpp "$top"/kernels/ref/*.cpp)
-for f in $(ls "$here" | grep -v common); do
-  [ -f "$here/$f/bench_$f.cu" ] || continue
-  "$nvcc" "${flags[@]}" -o "$out/bench_$f" "$here/$f/bench_$f.cu" "$here/common/bench.cu" \
-    "${lib_srcs[@]}" "${libs[@]}" &
+families=("$@")
+if [ ${#families[@]} -eq 0 ]; then
+  for f in $(ls "$here" | grep -v common); do
+    [ -f "$here/$f/bench_$f.cu" ] && families+=("$f")
+  done
+fi
+pids=()
+for src in "$top"/kernels/src/*.cu "$here/common/bench.cu"; do
+  "$nvcc" "${flags[@]}" -c -o "$out/obj/$(basename "$src").o" "$src" & pids+=($!)
+done
+for src in "$top"/kernels/host/*.cpp "$top"/kernels/ref/*.cpp; do
+  "$nvcc" "${flags[@]}" -x cu -c -o "$out/obj/$(basename "$src").o" "$src" & pids+=($!)
+done
+for f in "${families[@]}"; do
+  "$nvcc" "${flags[@]}" -c -o "$out/obj/main_$f.o" "$here/$f/bench_$f.cu" & pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p"; done
+rm -f "$out/libcip.a"
+ar rcs "$out/libcip.a" $(ls "$out"/obj/*.o | grep -v -e '/main_' -e '/bench.cu.o')
+for f in "${families[@]}"; do
+  "$nvcc" -arch="$arch" -o "$out/bench_$f" "$out/obj/main_$f.o" "$out/obj/bench.cu.o" \
+    "$out/libcip.a" "${libs[@]}" &
 done
 wait
 ls -l "$out"

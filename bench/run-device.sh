@@ -21,7 +21,7 @@ kernel_families=$(echo $families | tr ' ' '\n' | grep -vx baselines | tr '\n' ' 
 out=${OUT:-/tmp}
 txt="$out/bench.txt"; json="$out/bench.json"
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv | tee -a "$txt"
-[ -z "${kernel_families// }" ] || bash "$top/bench/build-device.sh" /tmp/cip-bench sm_90 >> "$out/bench-build.log" 2>&1 || true
+[ -z "${kernel_families// }" ] || bash "$top/bench/build-device.sh" /tmp/cip-bench sm_90 $kernel_families >> "$out/bench-build.log" 2>&1 || true
 for f in $kernel_families; do
   b=/tmp/cip-bench/bench_$f
   [ -x "$b" ] || { echo "bench_$f did not build (see bench-build.log)" | tee -a "$txt"; continue; }
