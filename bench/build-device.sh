@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the kernel benchmarks on the GPU machine with its nvcc, linking NPP
 # when present, so our kernels and the library baselines run side by side in
-# one binary. Each library source is compiled once, all in parallel, then
-# each bench is linked against them.
+# one binary. The kernel sources the families need are compiled once, all in
+# parallel, then each bench is linked against them.
 # Usage: bench/build-device.sh OUTDIR [arch [family ...]]
 # (arch default sm_90; families default: every bench/<family>/bench_<family>.cu)
 set -euo pipefail
@@ -27,8 +27,18 @@ if [ ${#families[@]} -eq 0 ]; then
     [ -f "$here/$f/bench_$f.cu" ] && families+=("$f")
   done
 fi
+# the kernel sources the families need (each links only what it calls; the
+# heaviest sources take minutes to compile)
+declare -A needs=( [integral]="integral" [histogram]="histogram"
+  [boxfilter]="boxfilter integral" [equalize]="equalize histogram"
+  [halftone]="halftone" )
+srcs=("$top/kernels/src/common.cu")
+for f in $(for f in "${families[@]}"; do echo ${needs[$f]:-ALL}; done | tr ' ' '\n' | sort -u); do
+  if [ "$f" = ALL ]; then srcs=("$top"/kernels/src/*.cu); break; fi
+  srcs+=("$top/kernels/src/$f.cu")
+done
 pids=()
-for src in "$top"/kernels/src/*.cu "$here/common/bench.cu"; do
+for src in $(printf '%s\n' "${srcs[@]}" | sort -u) "$here/common/bench.cu"; do
   "$nvcc" "${flags[@]}" -c -o "$out/obj/$(basename "$src").o" "$src" & pids+=($!)
 done
 for src in "$top"/kernels/host/*.cpp "$top"/kernels/ref/*.cpp; do
