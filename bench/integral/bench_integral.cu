@@ -755,6 +755,10 @@ main (int argc, char **argv)
 #endif
   printf ("b2b: per call, %d calls back to back between two events\n",
       bench::kB2B);
+  /* off on a device before sm_90 or with code that is not sm_90's (PTX of
+   * an older architecture, JIT-compiled): detail/launch.cuh */
+  printf ("PDL between calls: %s\n", cip::detail::between_calls_pdl () ?
+      "on" : "off");
   printf ("%-12s %-34s %10s %9s %9s %9s %9s %9s %9s\n", "size", "variant", "ms",
       "GB/s", "%copy", "vs NPP", "b2b ms", "%copy b2b", "NPP b2b");
   std::vector<Size> sizes = { {1920, 1080}, {3840, 2160} };
