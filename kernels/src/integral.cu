@@ -1162,7 +1162,9 @@ sat_output (const SatParams p)
  * unscanned. The output warp then adds, after its wait: the totals of the
  * groups above it (at most nty / kTiledGroup vectors a lane), and for the
  * corner and left(y) the tile columns left of it (at most 31 words a warp
- * row, spread over the lanes). One kernel boundary fewer on the chain. */
+ * row, spread over the lanes). One kernel boundary fewer on the chain.
+ * For u32 tables an output block takes kTiledStack tiles one above the
+ * other and its warps share the loads of the groups above (tiled_output). */
 constexpr int kTW = 128;            /* tile width: 4 columns a lane */
 constexpr int kTiledWarps = 4;      /* tiles (warps) a block: first pass
                                        (three launches) and output */
@@ -1172,6 +1174,9 @@ constexpr int kTiledGroup = detail::kSatTiledGroupRows;  /* grouped: tile rows
 constexpr int kTiledGroupMaxTx = detail::kSatTiledGroupMaxTx;  /* grouped:
                                                           tile columns at most */
 constexpr int kTiledGroupBatch = 4;   /* grouped output: groups a batch */
+constexpr int kTiledStack = 4;      /* grouped u32 output: tiles (warps) a
+                                       block, one above the other */
+constexpr int kTiledStackBatch = 2;   /* ... and groups a warp's batch */
 
 /* Groups of nty tile rows. */
 constexpr int
@@ -1302,12 +1307,28 @@ tile_col_sums (const uint32_t (&w)[TH])
   return make_uint4 (lo & 0xffffu, hi & 0xffffu, lo >> 16, hi >> 16);
 }
 
-/* The same tile's row sums: each lane's part, then a transposing reduction
- * (31 shuffles for 32 rows) after which lane l holds row l & (TH - 1). */
+/* The same tile's row sums: lane l < TH gets row l's, and every lane the
+ * tile's total in tot. sm_80 on: one warp reduction (redux.sync) a row;
+ * before: each lane's part, then a transposing reduction (31 shuffles for
+ * 32 rows) after which lane l holds row l & (TH - 1), and a warp sum. The
+ * reductions take a quarter fewer instructions and leave the first pass
+ * its registers (no spill at 16-row tiles). */
 template <int TH>
 __device__ __forceinline__ uint32_t
-tile_row_sums (const uint32_t (&w)[TH], int lane)
+tile_row_sums (const uint32_t (&w)[TH], int lane, uint32_t &tot)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  uint32_t s = 0, t = 0;
+#pragma unroll
+  for (int r = 0; r < TH; r++) {
+    const uint32_t v = __reduce_add_sync (0xffffffffu,
+        __dp4a (w[r], 0x01010101u, 0u));
+    t += v;
+    s = lane == r ? v : s;
+  }
+  tot = t;
+  return s;
+#else
   uint32_t s[TH];
 #pragma unroll
   for (int r = 0; r < TH; r++)
@@ -1323,7 +1344,9 @@ tile_row_sums (const uint32_t (&w)[TH], int lane)
   fold_half<4> (s, lane);
   fold_half<2> (s, lane);
   fold_half<1> (s, lane);
+  tot = detail::warp_sum (lane < TH ? s[0] : 0u);
   return s[0];
+#endif
 }
 
 /* A warp's tile (rows top.., the lane's 4 columns from x; zeros outside
@@ -1367,10 +1390,9 @@ tiled_tile_sums (const TiledParams &p, int tx, int ty, int lane, uint32_t &tot)
   /* column sums first: w dies in the row sums (48 registers, not 63, at
    * TH 32) */
   const uint4 c = tile_col_sums<TH> (w);
-  const uint32_t s = tile_row_sums<TH> (w, lane);
+  const uint32_t s = tile_row_sums<TH> (w, lane, tot);
   if (lane < TH)
     __stcg (p.row + (size_t) tx * p.rowp + top + lane, s);
-  tot = detail::warp_sum (lane < TH ? s : 0u);
   return c;
 }
 
@@ -1405,9 +1427,9 @@ sat_tiled_aggregate (const TiledParams p)
 /* Grouped first pass: block g * ntx + tx sums the tiles ty = g * kTiledGroup +
  * warp of tile column tx and scans their column sums and totals down the
  * group: col[ty] and tot[ty] get the sums over the group's tiles above ty,
- * gcol[g] and gtot[g] the group's. Three blocks an SM (40 registers, 8
- * bytes spilled on sm_90): UHD's 270 blocks are one wave (two an SM left
- * 6 for a second). */
+ * gcol[g] and gtot[g] the group's. Three blocks an SM (40 registers on
+ * sm_90, no spill): UHD's 270 blocks are one wave (two an SM left 6 for a
+ * second). */
 template <int TH>
 __global__ void __launch_bounds__ (32 * kTiledGroup, CIP_TILED_GROUP_MIN_BLOCKS)
 sat_tiled_aggregate_grouped (const TiledParams p)
@@ -1634,17 +1656,94 @@ tiled_emit (const TiledParams &p, const uint32_t (&w)[TH], const uint4 &v,
   }
 }
 
+/* Grouped output: the sums over groups k0, k0 + step, .. below g of the
+ * group tables, B groups' loads at once: the lane's 4 column sums (from x)
+ * into v, and lane i < tx the totals of tile column i into t. */
+template <int B>
+__device__ __forceinline__ void
+add_groups (const TiledParams &p, int g, int k0, int step, int x, int tx,
+    int lane, uint4 &v, uint32_t &t)
+{
+  for (; k0 < g; k0 += B * step) {
+    uint4 gv[B];
+    uint32_t gt[B];
+#pragma unroll
+    for (int j = 0; j < B; j++) {
+      const int k = k0 + j * step;
+      gv[j] = k < g ? __ldcg (reinterpret_cast<const uint4 *> (p.gcol +
+              (size_t) k * p.colp + x)) : make_uint4 (0, 0, 0, 0);
+      gt[j] = k < g && lane < tx ? __ldcg (p.gtot + (size_t) k * p.ntx +
+          lane) : 0u;
+    }
+#pragma unroll
+    for (int j = 0; j < B; j++) {
+      add4 (v, gv[j]);
+      t += gt[j];
+    }
+  }
+}
+
+/* Grouped output: the row sums of the tile columns left of tx for rows
+ * top .. top + 15, lane taking row lane & 15 of every other tile column
+ * (load_rows_left), then lane r < 16 gets row r's total (sum_rows_left). */
+__device__ __forceinline__ void
+load_rows_left (const TiledParams &p, int top, int tx, int lane,
+    uint32_t (&rr)[16])
+{
+  const uint32_t *rp = p.row + top + (lane & 15);
+#pragma unroll
+  for (int j = 0; j < 16; j++) {
+    const int i = 2 * j + (lane >> 4);
+    rr[j] = i < tx ? __ldcg (rp + (size_t) i * p.rowp) : 0u;
+  }
+}
+
+__device__ __forceinline__ uint32_t
+sum_rows_left (const uint32_t (&rr)[16], int lane)
+{
+  uint32_t rs = 0;
+#pragma unroll
+  for (int j = 0; j < 16; j++)
+    rs += rr[j];
+  rs += __shfl_xor_sync (0xffffffffu, rs, 16);
+  return lane < 16 ? rs : 0u;
+}
+
+/* The output pass. Grouped and u32 (STACK), a block takes NW tiles one
+ * above the other in tile column tx, all in one group, and its warps share
+ * the loads of the groups above: each tile loading them all read more
+ * from L2 than the input (8 MB at UHD), and that gather after the wait
+ * cost about 3 us of a 20 us call. Otherwise a block takes NW tiles in row
+ * order; u64 stays there, as the stacked blocks made its UHD table 30%
+ * slower (not understood; ncu: twice the stalls on shuffles and shared
+ * memory). */
 template <int TH, typename T, bool CS, bool GROUPED>
 __device__ __forceinline__ void
 tiled_output (const TiledParams &p)
 {
   static_assert (!GROUPED || TH == 16, "grouped: 16-row tiles");
+  constexpr bool STACK = GROUPED && sizeof (T) == 4;
+  constexpr int NW = STACK ? kTiledStack : kTiledWarps;
+  static_assert (kTiledGroup % kTiledStack == 0,
+      "stacked: a block's tiles in one group");
   /* the call's last kernel: the next call's first may be scheduled */
   allow_next_kernel ();
-  const int lane = threadIdx.x & 31;
-  const int tile = blockIdx.x * kTiledWarps + (threadIdx.x >> 5);
-  const bool live = tile < p.ntx * p.nty;
-  const int tx = live ? tile % p.ntx : 0, ty = live ? tile / p.ntx : 0;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  int tx, ty;
+  if constexpr (STACK) {
+    tx = blockIdx.x % p.ntx;
+    ty = blockIdx.x / p.ntx * NW + warp;
+  } else {
+    const int tile = blockIdx.x * NW + warp;
+    tx = tile % p.ntx;
+    ty = tile / p.ntx;
+  }
+  const bool live = ty < p.nty;
+  if (!live) {
+    ty = 0;
+    if (!STACK)
+      tx = 0;                   /* stacked: x is the block's, for the groups */
+  }
   const int x = tx * kTW + 4 * lane, top = ty * TH;
   uint32_t w[TH];
   /* the input is not the scan's result: load it before waiting */
@@ -1656,57 +1755,58 @@ tiled_output (const TiledParams &p)
       w[r] = 0;
   }
   wait_for_previous_kernel ();
-  if (!live)
+  if (!STACK && !live)
     return;
+  /* (a dead warp of a stacked block reads tile (tx, 0)'s, unused) */
   uint4 v = __ldcg (reinterpret_cast<const uint4 *> (p.col +
           (size_t) ty * p.colp + x));
-  T corner = 0;
-  uint32_t rl;
+  uint32_t rl, cl = 0;
   if constexpr (!GROUPED) {
+    T corner = 0;
     for (int i = lane; i < tx; i += 32)
       corner += (T) __ldcg (p.tot + (size_t) ty * p.ntx + i);
     rl = lane < TH ? __ldcg (p.row + (size_t) tx * p.rowp + top + lane) : 0u;
-  } else {
-    /* v: add the groups above; corner: lane i < tx (<= 31) sums tile column
-     * i above the tile (at most 16384 x 128 x 255 < 2^32); row sums: lane
-     * takes row lane & 15 of every other tile column left of the tile.
-     * Loads go out in batches (kTiledGroupBatch groups, all 16 row sums), so
-     * that the chain after the wait is one or two L2 round trips. */
-    const int g = ty / kTiledGroup;
-    const uint32_t *rp = p.row + top + (lane & 15);
-    uint32_t rr[16];
-#pragma unroll
-    for (int j = 0; j < 16; j++) {
-      const int i = 2 * j + (lane >> 4);
-      rr[j] = i < tx ? __ldcg (rp + (size_t) i * p.rowp) : 0u;
-    }
-    uint32_t cl = lane < tx ? __ldcg (p.tot + (size_t) ty * p.ntx + lane) : 0u;
-    for (int k0 = 0; k0 < g; k0 += kTiledGroupBatch) {
-      uint4 gv[kTiledGroupBatch];
-      uint32_t gt[kTiledGroupBatch];
-#pragma unroll
-      for (int j = 0; j < kTiledGroupBatch; j++) {
-        const int k = k0 + j;
-        gv[j] = k < g ? __ldcg (reinterpret_cast<const uint4 *> (p.gcol +
-                (size_t) k * p.colp + x)) : make_uint4 (0, 0, 0, 0);
-        gt[j] = k < g && lane < tx ? __ldcg (p.gtot + (size_t) k * p.ntx +
-            lane) : 0u;
-      }
-#pragma unroll
-      for (int j = 0; j < kTiledGroupBatch; j++) {
-        add4 (v, gv[j]);
-        cl += gt[j];
-      }
-    }
-    corner = (T) cl;
-    uint32_t rs = 0;
-#pragma unroll
-    for (int j = 0; j < 16; j++)
-      rs += rr[j];
-    rs += __shfl_xor_sync (0xffffffffu, rs, 16);
-    rl = lane < TH ? rs : 0u;
+    tiled_emit<TH, T, CS> (p, w, v, detail::warp_sum (corner), rl, x, top,
+        lane);
+    return;
   }
-  tiled_emit<TH, T, CS> (p, w, v, detail::warp_sum (corner), rl, x, top,
+  /* v: add the groups above; cl, the corner: lane i < tx (<= 31) sums tile
+   * column i above the tile (at most 16384 x 128 x 255 < 2^32); rl: the row
+   * sums left of the tile */
+  const int g = ty / kTiledGroup;
+  uint32_t rr[16];
+  if constexpr (STACK) {
+    /* warp k sums groups k, k + NW, .. and the block adds the parts in
+     * shared memory. The groups' loads go out first: in the other order
+     * this pass spilled (64 registers) and took 1.4 us more at UHD. */
+    __shared__ uint4 sv[NW][32];
+    __shared__ uint32_t st[NW][32];
+    uint4 gs = make_uint4 (0, 0, 0, 0);
+    uint32_t gts = 0;
+    add_groups<kTiledStackBatch> (p, blockIdx.x / p.ntx * NW / kTiledGroup,
+        warp, NW, x, tx, lane, gs, gts);
+    load_rows_left (p, top, tx, lane, rr);
+    cl = lane < tx ? __ldcg (p.tot + (size_t) ty * p.ntx + lane) : 0u;
+    sv[warp][lane] = gs;
+    st[warp][lane] = gts;
+    rl = sum_rows_left (rr, lane);
+    __syncthreads ();
+    if (!live)
+      return;
+#pragma unroll
+    for (int k = 0; k < NW; k++) {
+      add4 (v, sv[k][lane]);
+      cl += st[k][lane];
+    }
+  } else {
+    /* loads in batches (kTiledGroupBatch groups, all 16 row sums), so that
+     * the chain after the wait is one or two L2 round trips */
+    load_rows_left (p, top, tx, lane, rr);
+    cl = lane < tx ? __ldcg (p.tot + (size_t) ty * p.ntx + lane) : 0u;
+    add_groups<kTiledGroupBatch> (p, g, 0, 1, x, tx, lane, v, cl);
+    rl = sum_rows_left (rr, lane);
+  }
+  tiled_emit<TH, T, CS> (p, w, v, detail::warp_sum ((T) cl), rl, x, top,
       lane);
 }
 
@@ -1717,7 +1817,9 @@ sat_tiled_output (const TiledParams p)
   tiled_output<TH, T, CS, false> (p);
 }
 
-/* 8 blocks an SM (64 registers): UHD's 1,013 blocks are one wave */
+/* 8 blocks an SM (64 registers): UHD's 1,020 blocks (u64: 1,013) are one
+ * wave */
+static_assert (kTiledStack == kTiledWarps, "one block shape for both orders");
 template <typename T, bool CS>
 __global__ void __launch_bounds__ (32 * kTiledWarps, 8)
 sat_tiled_output_grouped (const TiledParams p)
@@ -2069,9 +2171,12 @@ run_tiled_kernels (const TiledParams &p, cudaStream_t stream)
   if (st != Status::ok)
     return st;
   if constexpr (TH == 16) {
+    /* grouped u32: kTiledStack tiles of one tile column a block */
     if (p.gcol)
-      return launch (sat_tiled_output_grouped<T, CS>, grid, 32 * kTiledWarps,
-          0, stream, p, "sat_tiled_output_grouped", pdl_supported ());
+      return launch (sat_tiled_output_grouped<T, CS>, sizeof (T) == 4 ?
+          p.ntx * ((p.nty + kTiledStack - 1) / kTiledStack) : grid,
+          32 * kTiledWarps, 0, stream, p, "sat_tiled_output_grouped",
+          pdl_supported ());
   }
   return launch (sat_tiled_output<TH, T, CS>, grid, 32 * kTiledWarps, 0,
       stream, p, "sat_tiled_output", pdl_supported ());
