@@ -1067,26 +1067,38 @@ fused_word (const uint8_t *p, bool full, uint32_t cm)
   return w;
 }
 
-/* Column prefix C(x + k, Y) = sum of src(x + k, y) over y < Y, k = 0..3,
- * 0 <= Y <= height: the scanned column sums at the nearer tile boundary,
- * then the rows between it and Y added or taken away, four loads at a time.
- * cp, full, cm: the lane's source column pointer and word (box_fused). */
-template <bool G>
-__device__ __forceinline__ void
-fused_colprefix (const detail::SatTiles &T, const uint8_t *cp, bool full,
-    uint32_t cm, int x, int Y, uint32_t (&a)[4])
+/* The tile row whose scanned column sums fused_colprefix starts from for
+ * prefix row Y: the nearer tile boundary. */
+__device__ __forceinline__ int
+fused_tile_row (const detail::SatTiles &T, int Y)
 {
   int k = Y >> (__ffs (T.th) - 1);     /* th: 16 or 32 */
   if (k >= T.nty)
     k = T.nty - 1;
-  const bool up = Y - k * T.th > T.th / 2 && k + 1 < T.nty;
-  if (up)
+  if (Y - k * T.th > T.th / 2 && k + 1 < T.nty)
     k++;
+  return k;
+}
+
+/* Column prefix C(x + k, Y) = sum of src(x + k, y) over y < Y, k = 0..3,
+ * 0 <= Y <= height: the scanned column sums at the nearer tile boundary,
+ * then the rows between it and Y added or taken away, four loads at a time.
+ * cp, full, cm: the lane's source column pointer and word (box_fused).
+ * Grouped, the groups below g0 are left out: a difference of two prefixes
+ * loads only the groups between them (at most one for windows up to 256
+ * rows), not every group above each. */
+template <bool G>
+__device__ __forceinline__ void
+fused_colprefix (const detail::SatTiles &T, const uint8_t *cp, bool full,
+    uint32_t cm, int x, int Y, int g0, uint32_t (&a)[4])
+{
+  const int k = fused_tile_row (T, Y);
+  const bool up = k * T.th > Y;
   uint4 c = __ldcg (reinterpret_cast<const uint4 *> (T.col +
           (size_t) k * T.colp + x));
   if constexpr (G) {
-    /* grouped: the in-group prefix, plus the groups above */
-    for (int g = 0; g < k / detail::kSatTiledGroupRows; g++) {
+    /* grouped: the in-group prefix, plus the groups above from g0 */
+    for (int g = g0; g < k / detail::kSatTiledGroupRows; g++) {
       const uint4 q = __ldcg (reinterpret_cast<const uint4 *> (T.gcol +
               (size_t) g * T.colp + x));
       c.x += q.x;
@@ -1307,8 +1319,11 @@ box_fused (const __grid_constant__ FusedParams P)
       continue;
     const int x = kFusedTW * t + 4 * lane;
     uint32_t lo[4];
-    fused_colprefix<G> (T, cp[j], full[j], cm[j], x, sy0.hi, v[j]);
-    fused_colprefix<G> (T, cp[j], full[j], cm[j], x, sy0.lo, lo);
+    /* v = C(hi) - C(lo): the groups below both cancel */
+    const int g0 = min (fused_tile_row (T, sy0.hi), fused_tile_row (T,
+            sy0.lo)) / detail::kSatTiledGroupRows;
+    fused_colprefix<G> (T, cp[j], full[j], cm[j], x, sy0.hi, g0, v[j]);
+    fused_colprefix<G> (T, cp[j], full[j], cm[j], x, sy0.lo, g0, lo);
 #pragma unroll
     for (int k = 0; k < 4; k++)
       v[j][k] -= lo[k];
