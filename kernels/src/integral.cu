@@ -1160,7 +1160,7 @@ sat_output (const SatParams p)
  * column sums and totals down the group in shared memory; it writes those
  * in-group exclusive prefixes, the group's totals, and the row sums
  * unscanned. The output warp then adds, after its wait: the totals of the
- * groups above it (at most nty / kTiledGroup vectors a lane), and for the
+ * groups above it (at most nty / kTiledGroup vectors), and for the
  * corner and left(y) the tile columns left of it (at most 31 words a warp
  * row, spread over the lanes). One kernel boundary fewer on the chain.
  * For u32 tables an output block takes kTiledStack tiles one above the
@@ -1773,7 +1773,6 @@ tiled_output (const TiledParams &p)
   /* v: add the groups above; cl, the corner: lane i < tx (<= 31) sums tile
    * column i above the tile (at most 16384 x 128 x 255 < 2^32); rl: the row
    * sums left of the tile */
-  const int g = ty / kTiledGroup;
   uint32_t rr[16];
   if constexpr (STACK) {
     /* warp k sums groups k, k + NW, .. and the block adds the parts in
@@ -1803,7 +1802,8 @@ tiled_output (const TiledParams &p)
      * the chain after the wait is one or two L2 round trips */
     load_rows_left (p, top, tx, lane, rr);
     cl = lane < tx ? __ldcg (p.tot + (size_t) ty * p.ntx + lane) : 0u;
-    add_groups<kTiledGroupBatch> (p, g, 0, 1, x, tx, lane, v, cl);
+    add_groups<kTiledGroupBatch> (p, ty / kTiledGroup, 0, 1, x, tx, lane, v,
+        cl);
     rl = sum_rows_left (rr, lane);
   }
   tiled_emit<TH, T, CS> (p, w, v, detail::warp_sum ((T) cl), rl, x, top,
@@ -1817,9 +1817,10 @@ sat_tiled_output (const TiledParams p)
   tiled_output<TH, T, CS, false> (p);
 }
 
+static_assert (kTiledStack == kTiledWarps, "one block shape for both orders");
+
 /* 8 blocks an SM (64 registers): UHD's 1,020 blocks (u64: 1,013) are one
  * wave */
-static_assert (kTiledStack == kTiledWarps, "one block shape for both orders");
 template <typename T, bool CS>
 __global__ void __launch_bounds__ (32 * kTiledWarps, 8)
 sat_tiled_output_grouped (const TiledParams p)
