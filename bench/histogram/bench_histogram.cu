@@ -879,6 +879,7 @@ main (int argc, char **argv)
       for (Fill f : { Fill::random, Fill::constant, Fill::natural }) {
         trace_plane (c, 1920, 1080, f);
         trace_plane (c, 3840, 2160, f);
+        trace_plane (c, 7680, 4320, f);
       }
       return 0;
     }

@@ -641,12 +641,24 @@ __device__ unsigned long long g_hist_trace[4096 * 8];
 #define HIST_TRACE(i) do { } while (0)
 #endif
 
+/* *ready with acquire semantics: the claimer's zeroes, released with a
+ * fence before it set *ready, are visible to what follows (and, after a
+ * block barrier, to the block's additions). */
+__device__ __forceinline__ uint32_t
+load_ready (const Params &p)
+{
+  uint32_t v;
+  asm volatile ("ld.acquire.gpu.global.u32 %0, [%1];" : "=r" (v)
+      : "l" (p.ready) : "memory");
+  return v;
+}
+
 /* Direct merge, overwrite: waits until the output has been zeroed for this
  * launch (epoch e: by the block that claimed it, which is running), then
- * syncs the block. Thread 0's `seen` is *ready as it read it before the
- * block summed its counters, so that the read's round trip hides behind
- * the sums; the claiming block zeroes first, so it usually says e + 1
- * already and only the fence remains. */
+ * syncs the block. Thread 0's `seen` is *ready as it read it (load_ready)
+ * once its own warp had counted, so that the read's round trip hides
+ * behind the other warps' counting and the sums; the claiming block zeroes
+ * first, so it usually says e + 1 already and nothing is left to wait. */
 __device__ __forceinline__ void
 wait_output_zeroed (const Params &p, uint32_t e, uint32_t seen)
 {
@@ -656,11 +668,8 @@ wait_output_zeroed (const Params &p, uint32_t e, uint32_t seen)
       if (n > (1u << 26))
         __trap ();
       __nanosleep (32);
-      seen = *(volatile uint32_t *) p.ready;
+      seen = load_ready (p);
     }
-    /* acquire: the zeroes before our additions (the claimer released them
-     * with a fence before it set *ready) */
-    asm volatile ("fence.acq_rel.gpu;" ::: "memory");
   }
   __syncthreads ();
 }
@@ -695,14 +704,15 @@ block_work (const Params &p, const Group &g, uint32_t *smem,
       break;
     default: run_generic<A> (p, g, smem, lane, first, stride, start); break;
   }
-  __syncthreads ();
-  HIST_TRACE (3);
-
+  /* (start () has run: *s_epoch and *s_first are set) */
   const bool zeroing = p.direct && !p.accumulate;
   const uint32_t e = zeroing ? *s_epoch : 0u;
   uint32_t seen = e + 1;
   if (zeroing && !*s_first && tid == 0)
-    seen = *(volatile uint32_t *) p.ready;     /* looked at after the sums */
+    seen = load_ready (p);      /* before the barrier: hidden behind it */
+  __syncthreads ();
+  HIST_TRACE (3);
+
   for (int mi = 0; mi < g.nmem; mi++)
     merge_sums<A> (smem + mi * g.region_words, p.bins, tid);
   wait_output_zeroed (p, e, seen);
