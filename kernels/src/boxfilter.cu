@@ -1083,16 +1083,15 @@ fused_tile_row (const detail::SatTiles &T, int Y)
 /* Column prefix C(x + k, Y) = sum of src(x + k, y) over y < Y, k = 0..3,
  * 0 <= Y <= height: the scanned column sums at the nearer tile boundary,
  * then the rows between it and Y added or taken away, four loads at a time.
- * cp, full, cm: the lane's source column pointer and word (box_fused).
- * Grouped, the groups below g0 are left out: a difference of two prefixes
- * loads only the groups between them (at most one for windows up to 256
- * rows), not every group above each. */
+ * cp, full, cm: the lane's source column pointer and word (box_fused);
+ * k: fused_tile_row (T, Y). Grouped, the groups below g0 are left out: a
+ * difference of two prefixes loads only the groups between them (at most
+ * one for windows up to 256 rows), not every group above each. */
 template <bool G>
 __device__ __forceinline__ void
 fused_colprefix (const detail::SatTiles &T, const uint8_t *cp, bool full,
-    uint32_t cm, int x, int Y, int g0, uint32_t (&a)[4])
+    uint32_t cm, int x, int Y, int k, int g0, uint32_t (&a)[4])
 {
-  const int k = fused_tile_row (T, Y);
   const bool up = k * T.th > Y;
   uint4 c = __ldcg (reinterpret_cast<const uint4 *> (T.col +
           (size_t) k * T.colp + x));
@@ -1320,10 +1319,10 @@ box_fused (const __grid_constant__ FusedParams P)
     const int x = kFusedTW * t + 4 * lane;
     uint32_t lo[4];
     /* v = C(hi) - C(lo): the groups below both cancel */
-    const int g0 = min (fused_tile_row (T, sy0.hi), fused_tile_row (T,
-            sy0.lo)) / detail::kSatTiledGroupRows;
-    fused_colprefix<G> (T, cp[j], full[j], cm[j], x, sy0.hi, g0, v[j]);
-    fused_colprefix<G> (T, cp[j], full[j], cm[j], x, sy0.lo, g0, lo);
+    const int kh = fused_tile_row (T, sy0.hi), kl = fused_tile_row (T, sy0.lo);
+    const int g0 = min (kh, kl) / detail::kSatTiledGroupRows;
+    fused_colprefix<G> (T, cp[j], full[j], cm[j], x, sy0.hi, kh, g0, v[j]);
+    fused_colprefix<G> (T, cp[j], full[j], cm[j], x, sy0.lo, kl, g0, lo);
 #pragma unroll
     for (int k = 0; k < 4; k++)
       v[j][k] -= lo[k];
