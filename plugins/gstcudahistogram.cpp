@@ -160,6 +160,56 @@ enum
   PROP_RANGE_MAX,
 };
 
+/* A histogram's name and its message fields as quarks, made once in
+ * class_init: a field named by a string costs a lookup in GLib's global
+ * quark table, under its lock, every time. */
+struct HistFields
+{
+  const gchar *name;
+  GQuark counts = 0, mean = 0, min = 0, max = 0, median = 0;
+};
+
+/* mode=luma takes the first, rgb the next three, planes the last four */
+static HistFields hist_fields[] = {
+  {"luma"}, {"red"}, {"green"}, {"blue"},
+  {"plane0"}, {"plane1"}, {"plane2"}, {"plane3"},
+};
+
+#define FIELDS_LUMA (&hist_fields[0])
+#define FIELDS_RGB (&hist_fields[1])
+#define FIELDS_PLANES (&hist_fields[4])
+
+/* the message's own fields */
+static struct
+{
+  GQuark histogram, timestamp, stream_time, running_time, duration, frames,
+      bins, range_min, range_max;
+} msg_quarks;
+
+static void
+init_quarks (void)
+{
+  for (HistFields & f : hist_fields) {
+    f.counts = g_quark_from_static_string (f.name);
+    const gchar *const suffix[] = { "-mean", "-min", "-max", "-median" };
+    GQuark *const q[] = { &f.mean, &f.min, &f.max, &f.median };
+    for (guint i = 0; i < G_N_ELEMENTS (q); i++) {
+      gchar *key = g_strconcat (f.name, suffix[i], NULL);
+      *q[i] = g_quark_from_string (key);
+      g_free (key);
+    }
+  }
+  msg_quarks.histogram = g_quark_from_static_string ("histogram");
+  msg_quarks.timestamp = g_quark_from_static_string ("timestamp");
+  msg_quarks.stream_time = g_quark_from_static_string ("stream-time");
+  msg_quarks.running_time = g_quark_from_static_string ("running-time");
+  msg_quarks.duration = g_quark_from_static_string ("duration");
+  msg_quarks.frames = g_quark_from_static_string ("frames");
+  msg_quarks.bins = g_quark_from_static_string ("bins");
+  msg_quarks.range_min = g_quark_from_static_string ("range-min");
+  msg_quarks.range_max = g_quark_from_static_string ("range-max");
+}
+
 /* What a set of counts holds: compared between frames so that an interval
  * never sums unlike histograms. Plain data (zero-filled in the instance). */
 struct HistLayout
@@ -167,7 +217,7 @@ struct HistLayout
   guint bins;
   guint range_min, range_max;   /* the format's values counted, inclusive */
   guint n;
-  const gchar *names[MAX_HISTOGRAMS];   /* static strings */
+  const HistFields *fields[MAX_HISTOGRAMS];     /* in hist_fields */
   guint x, y, width, height;    /* clipped region, luma pixels */
 };
 
@@ -179,7 +229,7 @@ layout_equal (const HistLayout & a, const HistLayout & b)
       a.width != b.width || a.height != b.height)
     return false;
   for (guint i = 0; i < a.n; i++)
-    if (a.names[i] != b.names[i])
+    if (a.fields[i] != b.fields[i])
       return false;
   return true;
 }
@@ -395,6 +445,7 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass * klass)
       (GstPluginAPIFlags) 0);
   GST_DEBUG_CATEGORY_INIT (gst_cuda_histogram_debug, "cudahistogram", 0,
       "cudahistogram");
+  init_quarks ();
 }
 
 /* Drops the message arrays process() built and no message took. */
@@ -407,17 +458,15 @@ clear_prebuilt (GstCudaHistogram * self)
   self->pre_n = 0;
 }
 
-/* Initializes `array` (G_VALUE_INIT) to a GstValueArray of `bins` guint64:
- * c[0 .. bins - 1], or zeros without c. */
+/* Initializes `array` (G_VALUE_INIT) to a GstValueArray of `bins` zeros
+ * (guint64). */
 static void
-uint64_array_init (GValue * array, const guint64 * c, guint bins)
+uint64_array_init (GValue * array, guint bins)
 {
   gst_value_array_init (array, bins);
   for (guint b = 0; b < bins; b++) {
     GValue v = G_VALUE_INIT;
     g_value_init (&v, G_TYPE_UINT64);
-    if (c)
-      g_value_set_uint64 (&v, c[b]);
     gst_value_array_append_and_take_value (array, &v);
   }
 }
@@ -428,7 +477,7 @@ prebuild_arrays (GstCudaHistogram * self, guint n, guint bins)
 {
   clear_prebuilt (self);
   for (guint i = 0; i < n; i++)
-    uint64_array_init (&self->pre[i], NULL, bins);
+    uint64_array_init (&self->pre[i], bins);
   self->pre_n = n;
   self->pre_bins = bins;
 }
@@ -577,11 +626,14 @@ histogram_stats (const guint64 * c, const HistLayout & l, gdouble * mean,
 
   *mean = 0;
   *min = *max = *median = 0;
+  guint lo_edge = bin_edge (l, 0);
   for (guint b = 0; b < bins; b++) {
+    const guint hi_edge = bin_edge (l, b + 1);
     total += c[b];
     /* a non-empty bin holds at least one value */
     if (c[b])
-      sum += (gdouble) c[b] * ((bin_edge (l, b) + bin_edge (l, b + 1) - 1) / 2.0);
+      sum += (gdouble) c[b] * ((lo_edge + hi_edge - 1) / 2.0);
+    lo_edge = hi_edge;
   }
   if (total == 0)
     return;
@@ -604,11 +656,29 @@ histogram_stats (const guint64 * c, const HistLayout & l, gdouble * mean,
   }
 }
 
-/* Adds `name` (GstValueArray of guint64) and its statistics to s: into
- * pre, an array of l.bins values built ahead (prebuild_arrays), when given,
- * which s takes. */
+/* Sets the values of `array`, a GstValueArray of `bins` guint64 that is
+ * still ours, to c[0 .. bins - 1]. */
 static void
-add_histogram (GstStructure * s, const gchar * name, const guint64 * c,
+set_uint64_array (GValue * array, const guint64 * c, guint bins)
+{
+  GValue *v = (GValue *) gst_value_array_get_value (array, 0);
+  /* GstValueArray keeps its values in one block: written directly there,
+   * as g_value_set_uint64() does without its type check (4-5 ns a value) */
+  if (gst_value_array_get_value (array, bins - 1) == v + (bins - 1)) {
+    for (guint b = 0; b < bins; b++)
+      v[b].data[0].v_uint64 = c[b];
+  } else {
+    for (guint b = 0; b < bins; b++)
+      g_value_set_uint64 ((GValue *) gst_value_array_get_value (array, b),
+          c[b]);
+  }
+}
+
+/* Adds the histogram of fields `f` (GstValueArray of guint64) and its
+ * statistics to s: into pre, an array of l.bins values built ahead
+ * (prebuild_arrays), when given, which s takes. */
+static void
+add_histogram (GstStructure * s, const HistFields * f, const guint64 * c,
     const HistLayout & l, GValue * pre)
 {
   const guint bins = l.bins;
@@ -616,29 +686,18 @@ add_histogram (GstStructure * s, const gchar * name, const guint64 * c,
   gdouble mean;
   guint min, max, median;
 
-  if (pre) {
-    /* ours until the structure takes it: its values may still be set */
-    for (guint b = 0; b < bins; b++)
-      g_value_set_uint64 ((GValue *) gst_value_array_get_value (pre, b), c[b]);
-    gst_structure_take_value (s, name, pre);
-  } else {
-    uint64_array_init (&array, c, bins);
-    gst_structure_take_value (s, name, &array);
+  if (!pre) {
+    uint64_array_init (&array, bins);
+    pre = &array;
   }
+  /* ours until the structure takes it: its values may still be set */
+  set_uint64_array (pre, c, bins);
+  gst_structure_id_take_value (s, f->counts, pre);
 
   histogram_stats (c, l, &mean, &min, &max, &median);
-  gchar *key = g_strconcat (name, "-mean", NULL);
-  gst_structure_set (s, key, G_TYPE_DOUBLE, mean, NULL);
-  g_free (key);
-  key = g_strconcat (name, "-min", NULL);
-  gst_structure_set (s, key, G_TYPE_UINT, min, NULL);
-  g_free (key);
-  key = g_strconcat (name, "-max", NULL);
-  gst_structure_set (s, key, G_TYPE_UINT, max, NULL);
-  g_free (key);
-  key = g_strconcat (name, "-median", NULL);
-  gst_structure_set (s, key, G_TYPE_UINT, median, NULL);
-  g_free (key);
+  gst_structure_id_set (s, f->mean, G_TYPE_DOUBLE, mean,
+      f->min, G_TYPE_UINT, min, f->max, G_TYPE_UINT, max,
+      f->median, G_TYPE_UINT, median, NULL);
 }
 
 /* The message of the interval being summed, into the arrays built ahead
@@ -657,18 +716,18 @@ interval_message (GstCudaHistogram * self)
     stream = gst_segment_to_stream_time (segment, GST_FORMAT_TIME,
         self->start);
   }
-  GstStructure *s = gst_structure_new ("histogram",
-      "timestamp", G_TYPE_UINT64, self->start,
-      "stream-time", G_TYPE_UINT64, stream,
-      "running-time", G_TYPE_UINT64, running,
-      "duration", G_TYPE_UINT64, self->duration,
-      "frames", G_TYPE_UINT, self->frames,
-      "bins", G_TYPE_UINT, l.bins,
-      "range-min", G_TYPE_UINT, l.range_min,
-      "range-max", G_TYPE_UINT, l.range_max, NULL);
+  GstStructure *s = gst_structure_new_id (msg_quarks.histogram,
+      msg_quarks.timestamp, G_TYPE_UINT64, self->start,
+      msg_quarks.stream_time, G_TYPE_UINT64, stream,
+      msg_quarks.running_time, G_TYPE_UINT64, running,
+      msg_quarks.duration, G_TYPE_UINT64, self->duration,
+      msg_quarks.frames, G_TYPE_UINT, self->frames,
+      msg_quarks.bins, G_TYPE_UINT, l.bins,
+      msg_quarks.range_min, G_TYPE_UINT, l.range_min,
+      msg_quarks.range_max, G_TYPE_UINT, l.range_max, NULL);
   const bool pre = self->pre_n == l.n && self->pre_bins == l.bins;
   for (guint i = 0; i < l.n; i++)
-    add_histogram (s, l.names[i], self->sums + (gsize) i * l.bins, l,
+    add_histogram (s, l.fields[i], self->sums + (gsize) i * l.bins, l,
         pre ? &self->pre[i] : NULL);
   if (pre)
     self->pre_n = 0;
@@ -747,13 +806,8 @@ build_inputs (const GstCudaImgprocFrame * in, GstCudaHistogramMode mode,
     guint bins, guint range_min, guint range_max,
     const GstCudaImgprocRoi & roi, cip::HistInput * inputs, HistLayout * l)
 {
-  static const gchar *const luma[] = { "luma" };
-  static const gchar *const rgb[] = { "red", "green", "blue" };
-  static const gchar *const planes[] = { "plane0", "plane1", "plane2",
-    "plane3"
-  };
   const GstVideoInfo *info = in->info;
-  const gchar *const *names;
+  const HistFields *fields;
   const GstCudaImgprocRect r = gst_cuda_imgproc_clip_roi (info, roi);
 
   l->bins = bins;
@@ -765,21 +819,21 @@ build_inputs (const GstCudaImgprocFrame * in, GstCudaHistogramMode mode,
   l->height = r.height;
   switch (mode) {
     case GST_CUDA_HISTOGRAM_MODE_LUMA:
-      names = luma;
+      fields = FIELDS_LUMA;
       l->n = 1;
       break;
     case GST_CUDA_HISTOGRAM_MODE_RGB:
-      names = rgb;
+      fields = FIELDS_RGB;
       l->n = 3;
       break;
     case GST_CUDA_HISTOGRAM_MODE_PLANES:
     default:
-      names = planes;
+      fields = FIELDS_PLANES;
       l->n = MIN (gst_cuda_imgproc_n_components (info), (guint) MAX_HISTOGRAMS);
       break;
   }
   for (guint i = 0; i < l->n; i++) {
-    l->names[i] = names[i];
+    l->fields[i] = &fields[i];
     inputs[i].view = in->component_rect (i, r);
     inputs[i].source = cip::HistSource::plane;
     inputs[i].range_min = (int32_t) range_min;
@@ -988,8 +1042,11 @@ gst_cuda_histogram_finish (GstCudaImgprocFilter * filter, GstBuffer * outbuf)
   gst_buffer_unmap (self->counts, &map);
   gst_clear_buffer (&self->counts);
 
+  const gchar *names[MAX_HISTOGRAMS];
+  for (guint i = 0; i < l.n; i++)
+    names[i] = l.fields[i]->name;
   GstHistogramMeta *meta = gst_buffer_add_histogram_meta (outbuf, l.bins,
-      l.n, l.names, counts, l.x, l.y, l.width, l.height);
+      l.n, names, counts, l.x, l.y, l.width, l.height);
   /* a drawn frame no longer holds the pixels the counts describe: no
    * producer, so no element reuses them for it */
   if (meta) {

@@ -15,7 +15,9 @@
  * at r <= 5, where direct runs its registers kernel), sliding (no table), integral
  * (cip::integral u32 alone, once per size), npp (replicate only: NPP has no
  * clipped-window mean; radii up to --npp-max-radius, default 100: a 1001x1001
- * mask takes seconds a call). After each radius a "fastest" line names the
+ * mask takes seconds a call), and nv12 (automatic on a whole NV12 frame: the
+ * Y plane and the two channels of the UV plane at the halved radius, the one
+ * call cudaboxfilter makes on such a frame with its default planes=all). After each radius a "fastest" line names the
  * quickest of direct, sliding, sat and fused by b2b time (what automatic should
  * pick without a table; boxfilter_pick's limits are in
  * kernels/host/boxfilter_host.cpp). Radii default to 1,3,7,15,31,100,500. Every
@@ -135,6 +137,89 @@ struct Result {
   double b2b_ms;                /* per call, back to back (bench::b2b_ms); 0: not run */
   bool verified;
 };
+
+/* "nv12": the call cudaboxfilter makes on a w x h NV12 frame (planes=all):
+ * the Y plane (y_host / d_y, into d_ydst) at r and the U and V channels of
+ * a UV plane (h / 2 rows of w / 2 pairs) at (r + 1) / 2, both borders,
+ * checked against the CPU reference before it is timed. */
+template <typename Report>
+void
+nv12_frame (int w, int h, const std::vector<uint8_t> &y_host, const uint8_t *d_y,
+    uint8_t *d_ydst, size_t pitch, const std::vector<int> &radii,
+    const bench::Args &args, cudaStream_t stream, Report report)
+{
+  const int cw = w / 2, ch = h / 2;
+  const size_t uv_bytes = pitch * ch;
+  /* different content from luma: the frame's rows from the middle down */
+  std::vector<uint8_t> uv_host (y_host.begin () + pitch * (h / 4),
+      y_host.begin () + pitch * (h / 4) + uv_bytes);
+  uint8_t *d_uv, *d_uvdst;
+  BENCH_CHECK (cudaMalloc (&d_uv, uv_bytes));
+  BENCH_CHECK (cudaMalloc (&d_uvdst, uv_bytes));
+  BENCH_CHECK (cudaMemcpy (d_uv, uv_host.data (), uv_bytes, cudaMemcpyHostToDevice));
+  /* planes over y / ydst and uv / uvdst (host or device pointers) */
+  auto frame = [&] (const uint8_t *y, uint8_t *ydst, const uint8_t *uv,
+      uint8_t *uvdst, int r, cip::BoxPlane *p) {
+    p[0] = cip::BoxPlane ();
+    p[0].src = cip::ImageView { y, pitch, w, h, 1 };
+    p[0].dst = ydst;
+    p[0].dst_pitch = pitch;
+    p[0].rx = p[0].ry = r;
+    for (int c = 0; c < 2; c++) {
+      p[1 + c] = cip::BoxPlane ();
+      p[1 + c].src = cip::ImageView { uv + c, pitch, cw, ch, 2 };
+      p[1 + c].dst = uvdst + c;
+      p[1 + c].dst_pitch = pitch;
+      p[1 + c].dst_step = 2;
+      p[1 + c].rx = p[1 + c].ry = (r + 1) / 2;
+    }
+  };
+  cip::BoxPlane planes[3];
+  frame (d_y, d_ydst, d_uv, d_uvdst, 1, planes);
+  const size_t ws_bytes = cip::boxfilter_workspace_bytes (planes, 3);
+  void *d_ws;
+  BENCH_CHECK (cudaMalloc (&d_ws, ws_bytes));
+  check_status (cip::boxfilter_workspace_init (d_ws, ws_bytes, stream), "init");
+  for (cip::BoxBorder border : { cip::BoxBorder::clip, cip::BoxBorder::replicate }) {
+    for (int r : radii) {
+      std::vector<uint8_t> want_y (pitch * h, 0), want_uv (uv_bytes, 0);
+      cip::BoxPlane hp[3];
+      frame (y_host.data (), want_y.data (), uv_host.data (), want_uv.data (), r, hp);
+      check_status (cip::ref::boxfilter (hp, 3, border), "ref");
+      frame (d_y, d_ydst, d_uv, d_uvdst, r, planes);
+      auto run = [&] (cudaStream_t s) {
+        check_status (cip::boxfilter (planes, 3, border, d_ws, ws_bytes, s),
+            "boxfilter");
+      };
+      BENCH_CHECK (cudaMemsetAsync (d_ydst, 0xA5, pitch * h, stream));
+      BENCH_CHECK (cudaMemsetAsync (d_uvdst, 0xA5, uv_bytes, stream));
+      run (stream);
+      std::vector<uint8_t> got_y (pitch * h), got_uv (uv_bytes);
+      BENCH_CHECK (cudaMemcpyAsync (got_y.data (), d_ydst, got_y.size (),
+              cudaMemcpyDeviceToHost, stream));
+      BENCH_CHECK (cudaMemcpyAsync (got_uv.data (), d_uvdst, uv_bytes,
+              cudaMemcpyDeviceToHost, stream));
+      BENCH_CHECK (cudaStreamSynchronize (stream));
+      const long long bad_y = first_diff (got_y, want_y, pitch, w, h);
+      const long long bad_uv = first_diff (got_uv, want_uv, pitch, 2 * cw, ch);
+      if (bad_y >= 0 || bad_uv >= 0) {
+        g_mismatch = true;
+        fprintf (stderr, "MISMATCH nv12 %dx%d %s r=%d: %s plane at sample %lld\n",
+            w, h, cip::box_border_name (border), r, bad_y >= 0 ? "Y" : "UV",
+            bad_y >= 0 ? bad_y : bad_uv);
+      }
+      Result res { "nv12", bench::time_ms (stream, run, args.runs),
+        bench::b2b_ms (stream, run, args.runs), bad_y < 0 && bad_uv < 0 };
+      const std::string notes = std::string ("Y ") +
+          cip::box_algorithm_name (cip::boxfilter_pick (planes[0], border)) +
+          ", UV " + cip::box_algorithm_name (cip::boxfilter_pick (planes[1], border));
+      report (cip::box_border_name (border), r, res, notes);
+    }
+  }
+  cudaFree (d_uv);
+  cudaFree (d_uvdst);
+  cudaFree (d_ws);
+}
 
 }  // namespace
 
@@ -381,6 +466,7 @@ main (int argc, char **argv)
 #endif
       }
     }
+    nv12_frame (sz.w, sz.h, host, d_src, d_dst, pitch, radii, args, stream, report);
     cudaFree (d_src);
     cudaFree (d_dst);
     cudaFree (d_ws);
