@@ -101,7 +101,7 @@ struct Params {
   int accumulate;
   int direct;             /* blocks add straight into the output (below) */
   uint32_t *out;
-  uint32_t *ticket;       /* direct, overwrite: blocks done */
+  uint32_t *ticket;       /* accumulator: blocks done */
   uint32_t *acc;          /* nout * bins, zero between calls */
   /* direct, overwrite: see the kernel */
   unsigned long long *claim;
@@ -625,7 +625,7 @@ merge_out (const Params &p, const Group &g, const uint32_t *smem,
  * --trace): [0] start, [1] claim known and shared counters zeroed, [2]
  * output zeroed (the first block; the others: the same as [1]), [3]
  * counted, [4] counters summed and the output ready, [5] merged (after a
- * barrier these builds add), [6] done (direct overwrite launches, the
+ * barrier these builds add), [6] done (direct launches, the
  * automatic pick, only). */
 #ifdef CIP_HIST_TRACE
 __device__ unsigned long long g_hist_trace[4096 * 8];
@@ -744,10 +744,13 @@ histogram_kernel (const __grid_constant__ Params p)
    * first). The first zeroes the output and then sets *ready to e + 1;
    * the others wait for that before their first addition (the first block
    * is running, so the wait ends whatever the scheduling). The last block
-   * done sets *claim to e + 1 and no arrivals, after every block has
-   * arrived. Nothing comes from the host, so a CUDA graph replaying the
-   * launch zeroes its output every time. (An accumulating launch touches
-   * none of the words.) 32-bit epochs: *ready only ever holds e or e + 1. */
+   * to arrive sets *claim to e + 1 and no arrivals: every block has its
+   * answer by then, and the next launch's blocks touch *claim only once
+   * this grid is done (start_of_call, or plain stream order), so nothing
+   * waits at the end of the kernel for a ticket. Nothing comes from the
+   * host, so a CUDA graph replaying the launch zeroes its output every
+   * time. (An accumulating launch touches none of the words.) 32-bit
+   * epochs: *ready only ever holds e or e + 1. */
   __shared__ uint32_t s_epoch;
   /* PDL between calls: nothing here touches memory before the kernel ahead
    * is done; the next call's may be scheduled from then on */
@@ -776,6 +779,11 @@ histogram_kernel (const __grid_constant__ Params p)
     if (zeroing && tid == 0) {
       s_epoch = (uint32_t) (claim >> 32);
       s_last = (uint32_t) claim == 0u;
+      /* the last to arrive: after the other arrivals (they came before its
+       * atomic), before any of the next launch */
+      if ((uint32_t) claim == gridDim.x - 1)
+        *(volatile unsigned long long *) p.claim =
+            (unsigned long long) (s_epoch + 1) << 32;
     }
     __syncthreads ();
     HIST_TRACE (1);
@@ -807,19 +815,10 @@ histogram_kernel (const __grid_constant__ Params p)
     start ();
   }
 
-  if (zeroing) {
-    /* the last block done (every block arrived before it finished) starts
-     * the next epoch with no arrivals and puts the ticket back */
-    __syncthreads ();
-    if (tid == 0 && atomicAdd (p.ticket, 1u) == gridDim.x - 1) {
-      *p.ticket = 0;
-      *(volatile unsigned long long *) p.claim = (unsigned long long) (s_epoch + 1) << 32;
-    }
+  if (p.direct) {
     HIST_TRACE (6);
     return;
   }
-  if (p.direct)
-    return;
   /* The last block to get here moves the accumulator to the output and
    * leaves the workspace zeroed (threadFenceReduction pattern). */
   __threadfence ();
