@@ -830,6 +830,16 @@ trace_plane (Ctx &c, int w, int h, Fill fill)
           q (dur, 0.5), dur.empty () ? 0.0 : dur.back ());
     printf ("\n");
   }
+  /* slot 7: thread 0's part of the sums done, between "counted" and
+   * "summed" */
+  std::vector<double> sums;
+  for (int i = 0; i < n; i++)
+    if (t[i * 8 + 7])
+      sums.push_back ((double) (t[i * 8 + 7] - t[i * 8 + 3]) / 1e3);
+  std::sort (sums.begin (), sums.end ());
+  if (!sums.empty ())
+    printf ("  (thread 0's sums, after counted: min %5.2f med %5.2f max %5.2f us)\n",
+        sums.front (), sums[sums.size () / 2], sums.back ());
 }
 #endif
 

@@ -554,19 +554,29 @@ merge_sums (uint32_t *r, int bins, int tid)
      * load's phase read eight different chunk positions, every bank once.
      * Only the threads of word wi read its copies, and they have all read
      * them once the shuffles are done: its totals go back in place. */
-    const int nw = (int) lane_words (A, bins);   /* a power of two */
-    const int P = min (32, (int) blockDim.x / nw);
-    if (tid >= nw * P)
+    /* Every thread of the block runs this, so it is kept to shifts and an
+     * unrolled loop (with three integer divisions it took 0.86 us of every
+     * block's end: bench/RESULTS.md, round 25). nw, P, Q and the block size
+     * (256, 512, 1024) are powers of two, and the block has at least nw
+     * threads. */
+    const int lnw = __ffs ((int) lane_words (A, bins)) - 1;
+    const int nw = 1 << lnw;
+    const int lP = min (5, (31 - __clz ((int) blockDim.x)) - lnw);
+    const int P = 1 << lP;
+    if ((tid >> (lnw + lP)) != 0)
       return;
-    const int wi = tid / P;
+    const int wi = tid >> lP;
     const int part = tid & (P - 1);
-    const int Q = min (P, 8);
+    const int lQ = min (lP, 3);                 /* Q = 1 << lQ, 8 / Q = 8 >> lQ */
     uint32_t *const rw = r + wi * 32;
     const uint4 *r4 = reinterpret_cast<const uint4 *> (rw);
     uint32_t s0 = 0, s1 = 0;
-    if (part < Q) {
-      for (int i = 0; i < 8 / Q; i++) {
-        const uint4 v = r4[(part * (8 / Q) + wi + i) & 7];
+    if ((part >> lQ) == 0) {
+#pragma unroll
+      for (int i = 0; i < 8; i++) {
+        if (i >= (8 >> lQ))
+          break;
+        const uint4 v = r4[((part << (3 - lQ)) + wi + i) & 7];
         if (A == kReplicated) {
           s0 += (v.x + v.y) + (v.z + v.w);
         } else if (A == kPacked16) {
@@ -581,9 +591,12 @@ merge_sums (uint32_t *r, int bins, int tid)
         }
       }
     }
-    for (int o = P / 2; o > 0; o >>= 1) {
-      s0 += __shfl_xor_sync (0xFFFFFFFFu, s0, o);
-      s1 += __shfl_xor_sync (0xFFFFFFFFu, s1, o);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+      if (o < P) {
+        s0 += __shfl_xor_sync (0xFFFFFFFFu, s0, o);
+        s1 += __shfl_xor_sync (0xFFFFFFFFu, s1, o);
+      }
     }
     /* memory order between the word's reads above and its totals written
      * below (a shuffle orders values, not shared-memory accesses) */
@@ -626,7 +639,8 @@ merge_out (const Params &p, const Group &g, const uint32_t *smem,
  * output zeroed (the first block; the others: the same as [1]), [3]
  * counted, [4] counters summed and the output ready, [5] merged (after a
  * barrier these builds add), [6] done (direct launches, the
- * automatic pick, only). */
+ * automatic pick, only), [7] thread 0's part of the counters summed (between
+ * [3] and [4], before the wait for the zeroed output). */
 #ifdef CIP_HIST_TRACE
 __device__ unsigned long long g_hist_trace[4096 * 8];
 #define HIST_TRACE(i) \
@@ -715,6 +729,7 @@ block_work (const Params &p, const Group &g, uint32_t *smem,
 
   for (int mi = 0; mi < g.nmem; mi++)
     merge_sums<A> (smem + mi * g.region_words, p.bins, tid);
+  HIST_TRACE (7);
   wait_output_zeroed (p, e, seen);
   HIST_TRACE (4);
   merge_out<A> (p, g, smem, p.direct ? p.out : p.acc, tid);
