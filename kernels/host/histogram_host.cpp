@@ -74,7 +74,9 @@ histogram_pick_group (uint64_t pixels, int members, int bins)
 
 /* Launch shapes of the 8-bit path, compared by bench/histogram (every one
  * against CUB in one run); "base" is the launch measured before they
- * existed. Only append or edit: the bench and the tests take them all. */
+ * existed. Only append or edit: the bench and the tests take them all.
+ * Block sizes are 0 (automatic) or powers of two of at least 256 threads:
+ * merge_sums takes a thread per word of 256 bins and works in shifts. */
 const HistShape kHistShapes[] = {
   /* name                  threads items/warp max/SM prefetch b8  direct */
   { "base",                 0,      1,         0,     false,  false, false },
@@ -215,7 +217,8 @@ histogram_workspace_bytes (int count, int bins)
     count = 1;
   if (bins < 2)
     bins = 2;
-  /* a 128-byte header (the block-done ticket), then count * bins uint32 */
+  /* a 128-byte header (the block-done ticket, the direct launches' claim
+   * and ready words), then count * bins uint32 */
   return 128 + (size_t) count * (size_t) bins * sizeof (uint32_t);
 }
 

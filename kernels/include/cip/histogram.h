@@ -90,8 +90,10 @@ void histogram_range (const HistInput &in, uint32_t *lo, uint32_t *hi);
 
 /* The fast 8-bit path (8-bit inputs over 0..255, power-of-two bins <= 256).
  * All variants privatize per thread block in shared memory, read 16-byte
- * vectors where the layout allows and merge once per block; a block-done
- * ticket lets the last block write the output, so a call is one launch.
+ * vectors where the layout allows and merge once per block, into an
+ * accumulator that the last block (by a block-done ticket) moves to the
+ * output, or straight into the output (the automatic shapes: the first block
+ * to arrive zeroes it); either way a call is one launch.
  * replicated: 32-bit bins, one copy per warp lane (bank-conflict-free for any
  *   data, constant frames included).
  * packed16 / packed8: the same per-lane copies with two 16-bit or four 8-bit
