@@ -95,6 +95,9 @@ const HistShape kHistShapes[] = {
   { "t256+b8+direct",       256,    1,         0,     false,  true,  true },
   { "t256+pf+b8+direct",    256,    1,         0,     true,   true,  true },
   { "t1024+pf+b8+direct",   1024,   1,         0,     true,   true,  true },
+  { "ipw2+b8+direct",       0,      2,         0,     false,  true,  true },
+  { "ipw4+b8+direct",       0,      4,         0,     false,  true,  true },
+  { "ipw4+pf+b8+direct",    0,      4,         0,     true,   true,  true },
 };
 const int kHistShapeCount = (int) (sizeof (kHistShapes) / sizeof (kHistShapes[0]));
 
@@ -128,6 +131,13 @@ histogram_pick_shape (uint64_t pixels, int members, int groups)
    *   measured. */
   if (members == 1 && groups == 1 && pixels <= 2500000)
     return shape_named ("t256+b8+direct");
+  /* RESULTS.md round 25 (calls 8-9): a plane of 8K and above, on frames
+   * in turn, 0.1-0.2 us faster than b8+direct (0.0146-0.0147 ms against
+   * 0.0147-0.0148 constant, 0.0151-0.0154 against 0.0153-0.0155 natural,
+   * 8K b2b), the same on one input at 8K and 16384^2; slower at 4K
+   * (0.0079-0.0081 against 0.0061-0.0062) */
+  if (members == 1 && groups == 1 && pixels > 16000000)
+    return shape_named ("ipw4+b8+direct");
   if (members == 3 && groups == 1 && pixels <= 9000000)
     return shape_named ("t1024+pf+b8+direct");
   /* RESULTS.md round 5: the best single shape on a plane at 1080p to

@@ -423,6 +423,11 @@ GST_START_TEST (test_api_misc)
   fail_unless (pick (2500001, 1, 1) == "b8+direct");
   fail_unless (pick (9000000, 3, 1) == "t1024+pf+b8+direct");
   fail_unless (pick (9000001, 3, 1) == "b8+direct");
+  /* round 25: planes of 8K and above */
+  fail_unless (pick (16000000, 1, 1) == "b8+direct");
+  fail_unless (pick (16000001, 1, 1) == "ipw4+b8+direct");
+  fail_unless (pick (7680 * 4320, 1, 1) == "ipw4+b8+direct");
+  fail_unless (pick (7680 * 4320, 1, 3) == "b8+direct");     /* Y, U, V */
   const size_t most = cip::histogram_workspace_bytes (cip::kHistogramMaxInputs,
       cip::kHistogramMaxBins);
   for (int n = 1; n <= 4; n++)
