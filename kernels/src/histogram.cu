@@ -767,26 +767,27 @@ histogram_kernel (const __grid_constant__ Params p)
    * time. (An accumulating launch touches none of the words.) 32-bit
    * epochs: *ready only ever holds e or e + 1. */
   __shared__ uint32_t s_epoch;
-  /* PDL between calls: nothing here touches memory before the kernel ahead
-   * is done; the next call's may be scheduled from then on */
-  detail::start_of_call ();
-  HIST_TRACE (0);
-  const bool zeroing = p.direct && !p.accumulate;
-  unsigned long long claim = 0;
-  if (zeroing && tid == 0)
-    claim = atomicAdd (p.claim, 1ull);      /* looked at in start () */
   int gi = -1;
   for (int i = 0; i < p.ngroups; i++)
     if ((int) blockIdx.x >= p.g[i].block_begin &&
         (int) blockIdx.x < p.g[i].block_begin + p.g[i].nblocks)
       gi = i;
-  /* the shared counters are zeroed while thread 0 waits for the claim */
+  /* the shared counters are zeroed while the kernel ahead finishes (they
+   * are the block's own: nothing in global memory is touched) */
   if (gi >= 0) {
     const uint32_t n4 = (uint32_t) p.g[gi].nmem * p.g[gi].region_words / 4;
     uint4 *s4 = reinterpret_cast<uint4 *> (smem);
     for (uint32_t i = tid; i < n4; i += blockDim.x)
       s4[i] = make_uint4 (0, 0, 0, 0);
   }
+  /* PDL between calls: nothing here touches global memory before the
+   * kernel ahead is done; the next call's may be scheduled from then on */
+  detail::start_of_call ();
+  HIST_TRACE (0);
+  const bool zeroing = p.direct && !p.accumulate;
+  unsigned long long claim = 0;
+  if (zeroing && tid == 0)
+    claim = atomicAdd (p.claim, 1ull);      /* looked at in start () */
   /* Once every warp has sent its first item's loads (run_vec): the claim
    * and the zeroed counters published by one barrier, then warp 0 of the
    * first block zeroes the output and releases it. */
