@@ -655,8 +655,8 @@ __device__ unsigned long long g_hist_trace[4096 * 8];
 #define HIST_TRACE(i) do { } while (0)
 #endif
 
-/* *ready with acquire semantics: the claimer's zeroes, released with a
- * fence before it set *ready, are visible to what follows (and, after a
+/* *ready with acquire semantics: the first block's zeroes, released by
+ * the store that set *ready, are visible to what follows (and, after a
  * block barrier, to the block's additions). */
 __device__ __forceinline__ uint32_t
 load_ready (const Params &p)
@@ -807,10 +807,12 @@ histogram_kernel (const __grid_constant__ Params p)
       for (int i = tid; i < p.nout * p.bins; i += 32)
         p.out[i] = 0;
       __syncwarp ();
-      if (tid == 0) {
-        __threadfence ();     /* cumulative: the warp's zeroes, then ready */
-        atomicExch (p.ready, s_epoch + 1);
-      }
+      /* a release store (cumulative: the warp's zeroes, ordered before it
+       * by __syncwarp, then ready), which the others' load_ready acquires;
+       * __threadfence () here is fence.sc, and it held up this warp */
+      if (tid == 0)
+        asm volatile ("st.release.gpu.global.u32 [%0], %1;" :: "l" (p.ready),
+            "r" (s_epoch + 1) : "memory");
     }
     HIST_TRACE (2);
   };
