@@ -661,17 +661,11 @@ histogram_stats (const guint64 * c, const HistLayout & l, gdouble * mean,
 static void
 set_uint64_array (GValue * array, const guint64 * c, guint bins)
 {
-  GValue *v = (GValue *) gst_value_array_get_value (array, 0);
-  /* GstValueArray keeps its values in one block: written directly there,
-   * as g_value_set_uint64() does without its type check (4-5 ns a value) */
-  if (gst_value_array_get_value (array, bins - 1) == v + (bins - 1)) {
-    for (guint b = 0; b < bins; b++)
-      v[b].data[0].v_uint64 = c[b];
-  } else {
-    for (guint b = 0; b < bins; b++)
-      g_value_set_uint64 ((GValue *) gst_value_array_get_value (array, b),
-          c[b]);
-  }
+  /* the values are G_TYPE_UINT64 (uint64_array_init): written as
+   * g_value_set_uint64() does, without its type check, which cost as much
+   * as the rest (about 2.5 ns a value) */
+  for (guint b = 0; b < bins; b++)
+    ((GValue *) gst_value_array_get_value (array, b))->data[0].v_uint64 = c[b];
 }
 
 /* Adds the histogram of fields `f` (GstValueArray of guint64) and its
