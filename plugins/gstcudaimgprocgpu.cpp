@@ -22,9 +22,10 @@
  * the stage in chunks, each chunk's DMA running while the host copies the
  * next; downloads (output frame, tables) are queued chunk by chunk behind
  * the kernels, and the host copies each chunk out as soon as its event
- * fires. No pageable copies, whose DMA the driver would stage and wait for
- * itself; without pinned memory (cudaHostAlloc failed) they remain the
- * fallback. */
+ * fires, except small ones (results such as histograms), which a kernel
+ * writes into the staging directly. No pageable copies, whose DMA the
+ * driver would stage and wait for itself; without pinned memory
+ * (cudaHostAlloc failed) they remain the fallback. */
 #include "gstcudaimgprocfilterpriv.h"
 
 #include <cuda_runtime_api.h>
@@ -65,6 +66,12 @@ constexpr guint kStageDepth = 8;
 /* downloads of one frame: the planes and every auxiliary table */
 constexpr guint kMaxTransfers = GST_VIDEO_MAX_PLANES +
     2 * GST_CUDA_IMGPROC_N_AUX_SLOTS;
+static_assert (kMaxTransfers <= (guint) cip::kMaxRowCopies,
+    "one copy_rows launch takes a frame's downloads");
+/* Downloads of up to this many bytes in all (results: histograms, tables)
+ * are copied by a kernel straight into the pinned staging (download());
+ * CIP_KERNEL_COPY_MAX=BYTES sets another limit (0: never), for benches. */
+constexpr gsize kKernelCopyMax = 64u << 10;
 
 }  // namespace
 
@@ -80,12 +87,15 @@ struct CipGpu {
   bool touched_unordered = false;
 #endif
   bool force_host_sync = false;         /* CIP_FORCE_HOST_SYNC=1 */
+  bool unified = false;         /* the device reaches pinned memory at its host address */
+  gsize kernel_copy_max = kKernelCopyMax;
   DevFrame in_dev, out_dev;     /* scratch frames for system memory */
   Pinned up, down;              /* pinned staging for system memory */
   bool pinned_failed = false;   /* cudaHostAlloc failed: pageable copies */
   cudaEvent_t chunk_done[kStageDepth] = {};
   Transfer downloads[kMaxTransfers];    /* this frame's, queued at its end */
   guint n_downloads = 0;
+  bool small_queued = false;    /* this frame's downloads: queue_small_downloads() */
   void *ws = nullptr;
   gsize ws_bytes = 0;
   gsize ws_request = 0;         /* bytes of the last request */
@@ -236,6 +246,11 @@ create_stream (GstCudaImgprocFilter * self)
   for (auto & e : g->chunk_done)
     ok = ok && cuda_ok (self, cudaEventCreateWithFlags (&e,
             cudaEventDisableTiming), "creating an event");
+  int dev = 0, unified = 0;
+  g->unified = cudaGetDevice (&dev) == cudaSuccess &&
+      cudaDeviceGetAttribute (&unified, cudaDevAttrUnifiedAddressing, dev) ==
+      cudaSuccess && unified;
+  cudaGetLastError ();
   gst_cuda_context_pop (NULL);
   return ok;
 }
@@ -254,6 +269,9 @@ cip_gpu_open (GstCudaImgprocFilter * self, gint device_id, gboolean required)
     priv->gpu = new CipGpu ();
     priv->gpu->force_host_sync =
         g_strcmp0 (g_getenv ("CIP_FORCE_HOST_SYNC"), "1") == 0;
+    if (g_getenv ("CIP_KERNEL_COPY_MAX"))
+      priv->gpu->kernel_copy_max =
+          g_ascii_strtoull (g_getenv ("CIP_KERNEL_COPY_MAX"), NULL, 10);
 #if CIP_HAVE_CUDA_STREAM
     priv->gpu->waiters = g_ptr_array_new ();
 #endif
@@ -942,10 +960,80 @@ upload (GstCudaImgprocFilter * self, const Transfer * t, guint n)
   return TRUE;
 }
 
-/* Device to host, for this frame's queued downloads (g->downloads): chunks
- * are queued behind the kernels into pinned staging, up to kStageDepth
- * ahead, and copied out on the host as soon as each one's event fires, while
- * the next ones are still in flight. Returns after the last is copied. */
+/* Rows of transfer t in the pinned staging: 16-byte aligned. */
+static gsize
+stage_pitch (const Transfer & t)
+{
+  return (t.row_bytes + 15) & ~(gsize) 15;
+}
+
+/* Small downloads (kernel_copy_max bytes in all: results such as
+ * histograms): one copy_rows kernel writes them into the pinned staging,
+ * which the device reaches at its host address, queued right behind the
+ * kernels that made them and before while_running(), so that they land
+ * while the host works; download() then waits and copies them out. On an
+ * H100 (RESULTS.md round 26) a 1 KiB result lands 3.4 us sooner after the
+ * kernel than by a device-to-host copy and its event. FALSE after an
+ * error; TRUE also when they are left to download(). */
+static gboolean
+queue_small_downloads (GstCudaImgprocFilter * self)
+{
+  CipGpu *g = PRIV (self)->gpu;
+  const Transfer *t = g->downloads;
+  const guint n = g->n_downloads;
+  cip::RowCopy c[kMaxTransfers];
+  gsize staged = 0;
+
+  if (!n || !g->unified || transfer_bytes (t, n) > g->kernel_copy_max)
+    return TRUE;
+  for (guint i = 0; i < n; i++)
+    staged += stage_pitch (t[i]) * t[i].rows;
+  if (!ensure_pinned (self, g->down, staged))
+    return TRUE;
+  GST_LOG_OBJECT (self, "%u download(s) of %" G_GSIZE_FORMAT " bytes by a "
+      "kernel", n, transfer_bytes (t, n));
+  guint8 *stage = g->down.data;
+  for (guint i = 0; i < n; i++) {
+    c[i] = cip::RowCopy { stage, stage_pitch (t[i]), t[i].dev, t[i].dev_pitch,
+      t[i].row_bytes, t[i].rows };
+    stage += stage_pitch (t[i]) * t[i].rows;
+  }
+  const cip::Status st = gst_cuda_imgproc_filter_fault (self,
+      GST_CUDA_IMGPROC_FAULT_COPY) ? cip::Status::cuda_error :
+      cip::copy_rows (c, (int) n, (cip::Stream) g->stream);
+  if (st != cip::Status::ok) {
+    gst_cuda_imgproc_filter_fail (self, st, "copying results");
+    return FALSE;
+  }
+  g->small_queued = true;
+  return TRUE;
+}
+
+/* The end of queue_small_downloads()'s copies: one wait, then out of the
+ * staging, laid out as it wrote it. */
+static gboolean
+finish_small_downloads (GstCudaImgprocFilter * self, const Transfer * t,
+    guint n)
+{
+  CipGpu *g = PRIV (self)->gpu;
+  const guint8 *stage = g->down.data;
+
+  if (!cuda_ok (self, cudaStreamSynchronize (g->stream), "copying results"))
+    return FALSE;
+  for (guint i = 0; i < n; i++) {
+    for (guint y = 0; y < t[i].rows; y++)
+      memcpy (t[i].host + (gsize) y * t[i].host_pitch,
+          stage + (gsize) y * stage_pitch (t[i]), t[i].row_bytes);
+    stage += stage_pitch (t[i]) * t[i].rows;
+  }
+  return TRUE;
+}
+
+/* Device to host, for this frame's queued downloads (g->downloads): small
+ * ones already queued by a kernel (above) are waited for; else chunks are
+ * queued behind the kernels into pinned staging, up to kStageDepth ahead,
+ * and copied out on the host as soon as each one's event fires, while the
+ * next ones are still in flight. Returns after the last is copied. */
 static gboolean
 download (GstCudaImgprocFilter * self)
 {
@@ -960,6 +1048,10 @@ download (GstCudaImgprocFilter * self)
   guint queued = 0, done = 0;
 
   g->n_downloads = 0;
+  if (g->small_queued) {
+    g->small_queued = false;
+    return finish_small_downloads (self, t, n);
+  }
   if (!ensure_pinned (self, g->down, transfer_bytes (t, n)))
     return copy_pageable (self, t, n, false);
   auto finish_one = [&] () -> gboolean {
@@ -1066,6 +1158,7 @@ cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
   g->touched_unordered = false;
 #endif
   g->n_downloads = 0;
+  g->small_queued = false;
 
   run.gpu = true;
   run.stream = (cip::Stream) g->stream;
@@ -1135,9 +1228,11 @@ cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
     host_results = true;
     queue_table_download (g, p);
   }
-  /* the kernels are queued: host work meanwhile, before download() (which
-   * returns only once its copies are done) and the wait below. Measured
-   * (RESULTS.md round 20) a little faster than after queueing the copies. */
+  /* the kernels are queued, and small results' copies behind them: host
+   * work meanwhile, before download() (which returns only once its copies
+   * are done) and the wait below */
+  if (ret == GST_FLOW_OK && !queue_small_downloads (self))
+    ret = GST_FLOW_ERROR;
   if (ret == GST_FLOW_OK && klass->while_running)
     klass->while_running (self);
   if (ret == GST_FLOW_OK && g->n_downloads && !download (self))

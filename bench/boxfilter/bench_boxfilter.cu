@@ -90,18 +90,6 @@ make_frame (int w, int h, size_t pitch)
   return img;
 }
 
-/* First differing pixel of two w x h images (pitches in bytes), -1 if none. */
-long long
-first_diff (const std::vector<uint8_t> &a, const std::vector<uint8_t> &b,
-    size_t pitch, int w, int h)
-{
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++)
-      if (a[(size_t) y * pitch + x] != b[(size_t) y * pitch + x])
-        return (long long) y * w + x;
-  return -1;
-}
-
 std::vector<int>
 parse_radii (int argc, char **argv)
 {
@@ -137,6 +125,49 @@ struct Result {
   double b2b_ms;                /* per call, back to back (bench::b2b_ms); 0: not run */
   bool verified;
 };
+
+/* One output plane of a call: w x h bytes in rows of pitch bytes at dev,
+ * and what the CPU reference wrote in the same layout. */
+struct Output {
+  const char *plane;
+  uint8_t *dev;
+  const std::vector<uint8_t> *want;
+  size_t pitch;
+  int w, h;
+};
+
+/* The check every timed row passes first: the outputs poisoned, one call,
+ * each output compared with the CPU reference (the first difference goes to
+ * stderr); then the call timed, single and back to back. */
+template <typename Run>
+Result
+checked (const std::string &what, const char *variant,
+    std::initializer_list<Output> outs, Run run, cudaStream_t stream, int runs)
+{
+  for (const Output &o : outs)
+    BENCH_CHECK (cudaMemsetAsync (o.dev, 0xA5, o.pitch * o.h, stream));
+  run (stream);
+  bool ok = true;
+  for (const Output &o : outs) {
+    std::vector<uint8_t> got (o.pitch * o.h);
+    BENCH_CHECK (cudaMemcpyAsync (got.data (), o.dev, got.size (),
+            cudaMemcpyDeviceToHost, stream));
+    BENCH_CHECK (cudaStreamSynchronize (stream));
+    for (int y = 0; ok && y < o.h; y++)
+      for (int x = 0; x < o.w; x++) {
+        const size_t i = (size_t) y * o.pitch + (size_t) x;
+        if (got[i] != (*o.want)[i]) {
+          g_mismatch = true;
+          ok = false;
+          fprintf (stderr, "MISMATCH %s %s: %s plane at (%d, %d): %u != %u\n",
+              variant, what.c_str (), o.plane, x, y, got[i], (*o.want)[i]);
+          break;
+        }
+      }
+  }
+  return Result { variant, bench::time_ms (stream, run, runs),
+    bench::b2b_ms (stream, run, runs), ok };
+}
 
 /* "nv12": the call cudaboxfilter makes on a w x h NV12 frame (planes=all):
  * the Y plane (y_host / d_y, into d_ydst) at r and the U and V channels of
@@ -191,25 +222,13 @@ nv12_frame (int w, int h, const std::vector<uint8_t> &y_host, const uint8_t *d_y
         check_status (cip::boxfilter (planes, 3, border, d_ws, ws_bytes, s),
             "boxfilter");
       };
-      BENCH_CHECK (cudaMemsetAsync (d_ydst, 0xA5, pitch * h, stream));
-      BENCH_CHECK (cudaMemsetAsync (d_uvdst, 0xA5, uv_bytes, stream));
-      run (stream);
-      std::vector<uint8_t> got_y (pitch * h), got_uv (uv_bytes);
-      BENCH_CHECK (cudaMemcpyAsync (got_y.data (), d_ydst, got_y.size (),
-              cudaMemcpyDeviceToHost, stream));
-      BENCH_CHECK (cudaMemcpyAsync (got_uv.data (), d_uvdst, uv_bytes,
-              cudaMemcpyDeviceToHost, stream));
-      BENCH_CHECK (cudaStreamSynchronize (stream));
-      const long long bad_y = first_diff (got_y, want_y, pitch, w, h);
-      const long long bad_uv = first_diff (got_uv, want_uv, pitch, 2 * cw, ch);
-      if (bad_y >= 0 || bad_uv >= 0) {
-        g_mismatch = true;
-        fprintf (stderr, "MISMATCH nv12 %dx%d %s r=%d: %s plane at sample %lld\n",
-            w, h, cip::box_border_name (border), r, bad_y >= 0 ? "Y" : "UV",
-            bad_y >= 0 ? bad_y : bad_uv);
-      }
-      Result res { "nv12", bench::time_ms (stream, run, args.runs),
-        bench::b2b_ms (stream, run, args.runs), bad_y < 0 && bad_uv < 0 };
+      char what[64];
+      snprintf (what, sizeof (what), "%dx%d %s r=%d", w, h,
+          cip::box_border_name (border), r);
+      const Result res = checked (what, "nv12", {
+          Output { "Y", d_ydst, &want_y, pitch, w, h },
+          Output { "UV", d_uvdst, &want_uv, pitch, 2 * cw, ch } },
+          run, stream, args.runs);
       const std::string notes = std::string ("Y ") +
           cip::box_algorithm_name (cip::boxfilter_pick (planes[0], border)) +
           ", UV " + cip::box_algorithm_name (cip::boxfilter_pick (planes[1], border));
@@ -390,22 +409,11 @@ main (int argc, char **argv)
             check_status (cip::boxfilter (&p, 1, border, d_ws, ws_bytes, s, v.algo),
                 "boxfilter");
           };
-          BENCH_CHECK (cudaMemsetAsync (d_dst, 0xA5, bytes, stream));
-          run (stream);
-          std::vector<uint8_t> got (bytes);
-          BENCH_CHECK (cudaMemcpyAsync (got.data (), d_dst, bytes,
-                  cudaMemcpyDeviceToHost, stream));
-          BENCH_CHECK (cudaStreamSynchronize (stream));
-          long long bad = first_diff (got, want, pitch, w, h);
-          if (bad >= 0) {
-            g_mismatch = true;
-            fprintf (stderr, "MISMATCH %s %dx%d %s r=%d at (%lld, %lld): %u != %u\n",
-                v.name, w, h, bname, r, bad % w, bad / w,
-                got[(size_t) (bad / w) * pitch + bad % w],
-                want[(size_t) (bad / w) * pitch + bad % w]);
-          }
-          Result res { v.name, bench::time_ms (stream, run, args.runs),
-            bench::b2b_ms (stream, run, args.runs), bad < 0 };
+          char what[64];
+          snprintf (what, sizeof (what), "%dx%d %s r=%d", w, h, bname, r);
+          const Result res = checked (what, v.name,
+              { Output { "Y", d_dst, &want, pitch, w, h } }, run, stream,
+              args.runs);
           std::string notes;
           if (v.algo == cip::BoxAlgorithm::automatic)
             notes = cip::box_algorithm_name (cip::boxfilter_pick (p, border));

@@ -21,6 +21,11 @@
  * sink, so latency is one frame's way through appsrc, the element and the
  * sink, without the frames queued in appsrc (up to 4) ahead of it; "identity"
  * as the element gives the harness's own share.
+ *
+ * "in the element" is each frame's time from appsrc's source pad to the
+ * sink's pad (pad probes, in the streaming thread): what the element(s)
+ * take, without the hand-over from the pushing thread to appsrc's streaming
+ * thread, which the end-to-end latency includes.
  */
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
@@ -38,9 +43,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-static gint64 *push_time, *lat;
+static gint64 *push_time, *lat, *in_time, *el_lat;
 static volatile gint n_done;
 static gboolean consume;
+
+/* appsrc's source pad: the frame leaves for the element */
+static GstPadProbeReturn
+on_enter (GstPad * pad, GstPadProbeInfo * info, gpointer user)
+{
+  in_time[GST_BUFFER_OFFSET (GST_PAD_PROBE_INFO_BUFFER (info))] =
+      g_get_monotonic_time ();
+  return GST_PAD_PROBE_OK;
+}
+
+/* the sink's pad: the element pushed the frame */
+static GstPadProbeReturn
+on_leave (GstPad * pad, GstPadProbeInfo * info, gpointer user)
+{
+  guint64 i = GST_BUFFER_OFFSET (GST_PAD_PROBE_INFO_BUFFER (info));
+  el_lat[i] = g_get_monotonic_time () - in_time[i];
+  return GST_PAD_PROBE_OK;
+}
 
 static void
 on_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad, gpointer user)
@@ -168,6 +191,14 @@ main (int argc, char **argv)
   g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), NULL);
   push_time = g_new0 (gint64, frames);
   lat = g_new0 (gint64, frames);
+  in_time = g_new0 (gint64, frames);
+  el_lat = g_new0 (gint64, frames);
+  GstPad *src_pad = gst_element_get_static_pad (src, "src");
+  GstPad *sink_pad = gst_element_get_static_pad (sink, "sink");
+  gst_pad_add_probe (src_pad, GST_PAD_PROBE_TYPE_BUFFER, on_enter, NULL, NULL);
+  gst_pad_add_probe (sink_pad, GST_PAD_PROBE_TYPE_BUFFER, on_leave, NULL, NULL);
+  gst_object_unref (src_pad);
+  gst_object_unref (sink_pad);
 
   if (writable) {
     /* the ring's frames go back to the pool, keeping their content */
@@ -219,26 +250,32 @@ main (int argc, char **argv)
   }
   int n = frames - warm;
   qsort (lat + warm, n, sizeof (gint64), cmp64);
+  qsort (el_lat + warm, n, sizeof (gint64), cmp64);
   double fps = n / ((t1 - t0) / 1e6);
   double med = lat[warm + n / 2] / 1000.0, p99 = lat[warm + n * 99 / 100] / 1000.0;
+  double el_med = el_lat[warm + n / 2] / 1000.0,
+      el_p99 = el_lat[warm + n * 99 / 100] / 1000.0;
   printf ("%-40s %dx%d %s%s: %8.1f fps, latency median %.3f ms, p99 %.3f ms "
-      "(%d frames, %s%s%s%s)\n", argv[1], width, height,
+      "(%d frames, %s%s%s%s); in the element median %.3f ms, p99 %.3f ms\n",
+      argv[1], width, height,
       GST_VIDEO_INFO_NAME (&info), sysmem ? " system memory" : "", fps, med,
       p99, n,
       writable ? "writable pool buffers" : "ring of shared frames",
       serial ? ", one frame at a time" : "",
       consume ? ", sink waits for the GPU" : "",
       g_strcmp0 (g_getenv ("CIP_FORCE_HOST_SYNC"), "1") ? "" :
-      ", CIP_FORCE_HOST_SYNC=1");
+      ", CIP_FORCE_HOST_SYNC=1", el_med, el_p99);
   if (json) {
     FILE *f = fopen (json, "a");
     if (f) {
       fprintf (f, "{\"bench\": \"element\", \"pipeline\": \"%s\", \"width\": %d, "
           "\"height\": %d, \"format\": \"%s\", \"fps\": %.1f, "
           "\"latency_median_ms\": %.4f, \"latency_p99_ms\": %.4f, "
+          "\"element_median_ms\": %.4f, \"element_p99_ms\": %.4f, "
           "\"frames\": %d, \"writable\": %s, \"consume\": %s, "
           "\"host_sync\": %s, \"memory\": \"%s\", \"serial\": %s, \"gst\": \"%d.%d\"}\n",
-          argv[1], width, height, GST_VIDEO_INFO_NAME (&info), fps, med, p99, n,
+          argv[1], width, height, GST_VIDEO_INFO_NAME (&info), fps, med, p99,
+          el_med, el_p99, n,
           writable ? "true" : "false", consume ? "true" : "false",
           g_strcmp0 (g_getenv ("CIP_FORCE_HOST_SYNC"), "1") ? "false" : "true",
           sysmem ? "system" : "cuda", serial ? "true" : "false",

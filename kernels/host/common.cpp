@@ -43,6 +43,10 @@ Status fill_words (void *, size_t, int, int, uint16_t, Stream)
 {
   return Status::unsupported;
 }
+Status copy_rows (const RowCopy *, int, Stream)
+{
+  return Status::unsupported;
+}
 #endif
 
 }  // namespace cip

@@ -64,6 +64,70 @@ fill_words (void *data, size_t pitch, int width, int height, uint16_t value,
   return detail::check_launch ((cudaStream_t) stream, "fill_words");
 }
 
+namespace {
+
+struct RowCopies {
+  RowCopy c[kMaxRowCopies];
+};
+
+/* Copy blockIdx.y, in elements of T (the copy's addresses, pitches and row
+ * length all multiples of sizeof (T)). */
+template <typename T>
+__device__ __forceinline__ void
+copy_rows_as (const RowCopy &c)
+{
+  const size_t w = c.row_bytes / sizeof (T);
+  const size_t n = w * c.rows;
+  for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+      i += (size_t) gridDim.x * blockDim.x) {
+    const size_t y = i / w, x = i - y * w;
+    reinterpret_cast<T *> (static_cast<char *> (c.dst) + y * c.dst_pitch)[x] =
+        reinterpret_cast<const T *> (static_cast<const char *> (c.src) +
+        y * c.src_pitch)[x];
+  }
+}
+
+__global__ void __launch_bounds__ (256)
+copy_rows_kernel (const __grid_constant__ RowCopies p)
+{
+  const RowCopy &c = p.c[blockIdx.y];
+  const uintptr_t a = (uintptr_t) c.dst | (uintptr_t) c.src | c.dst_pitch |
+      c.src_pitch | c.row_bytes;
+  if ((a & 15) == 0)
+    copy_rows_as<uint4> (c);
+  else if ((a & 3) == 0)
+    copy_rows_as<uint32_t> (c);
+  else
+    copy_rows_as<uint8_t> (c);
+}
+
+}  // namespace
+
+Status
+copy_rows (const RowCopy *copies, int n, Stream stream)
+{
+  if (n < 0 || n > kMaxRowCopies || (n > 0 && !copies))
+    return Status::invalid_argument;
+  RowCopies p = {};
+  size_t most = 0;
+  for (int i = 0; i < n; i++) {
+    const RowCopy &c = copies[i];
+    if (c.row_bytes && c.rows && (!c.dst || !c.src ||
+            (c.rows > 1 && (c.dst_pitch < c.row_bytes ||
+                    c.src_pitch < c.row_bytes))))
+      return Status::invalid_argument;
+    p.c[i] = c;
+    most = std::max (most, c.row_bytes * c.rows);
+  }
+  if (most == 0)
+    return Status::ok;
+  /* a block of 256 threads per 4 KiB (16-byte elements), at most 256 */
+  const dim3 grid ((unsigned) std::min<size_t> ((most + 4095) / 4096, 256),
+      (unsigned) n);
+  copy_rows_kernel<<<grid, 256, 0, (cudaStream_t) stream>>> (p);
+  return detail::check_launch ((cudaStream_t) stream, "copy_rows");
+}
+
 namespace detail {
 
 Status

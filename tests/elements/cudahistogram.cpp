@@ -938,6 +938,33 @@ GST_START_TEST (test_interval_resets)
 }
 GST_END_TEST;
 
+/* A message every frame: its arrays are built ahead between frames, on
+ * the element's own thread (the spare set). Frames spaced out so that the
+ * next frame's set is ready; `bins` changed between frames, as a live
+ * property, without a reset: a set of the old size must not be taken. */
+GST_START_TEST (test_spare_arrays_follow_bins)
+{
+  GstVideoInfo info = video_info (GST_VIDEO_FORMAT_NV12, 62, 34);
+  Run run ("mode=planes bins=256", &info);
+  const guint steps[] = { 256, 256, 256, 16, 16, 64, 256, 256 };
+  guint seed = 3;
+  for (guint bins : steps) {
+    g_object_set (run.element, "bins", bins, NULL);
+    for (int k = 0; k < 3; k++) {
+      GstBuffer *in = make_video_buffer (&info, Content::random, seed++);
+      Expected e = naive (in, &info, "planes", full_frame);
+      gst_buffer_unref (run.push (in));
+      GstMessage *msg = run.pop ();
+      check_message (msg, e, bins, 1, "bins " + std::to_string (bins) +
+          ", frame " + std::to_string (k));
+      gst_message_unref (msg);
+      g_usleep (20000);         /* the next set is built meanwhile */
+    }
+  }
+  run.expect_no_message ();
+}
+GST_END_TEST;
+
 /* A change of `mode` or of the region between frames discards the partial
  * interval: the next message holds only the frames after the change. */
 GST_START_TEST (test_interval_resets_mode_roi)
@@ -1461,6 +1488,7 @@ cudahistogram_suite (void)
   tcase_add_test (es.cpu, test_interval_rounding);
   tcase_add_test (es.cpu, test_post_messages_false);
   tcase_add_test (es.cpu, test_interval_resets);
+  tcase_add_test (es.cpu, test_spare_arrays_follow_bins);
   tcase_add_test (es.cpu, test_interval_resets_mode_roi);
   tcase_add_test (es.cpu, test_interval_unknown_duration);
   tcase_add_test (es.cpu, test_eos_empty_interval);

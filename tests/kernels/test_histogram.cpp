@@ -929,6 +929,8 @@ GST_START_TEST (test_cpu_only_unsupported)
       Status::unsupported);
   fail_unless (cip::histogram_draw (h, 1, 1, &p, 1, 128, nullptr) ==
       Status::invalid_argument);
+  cip::RowCopy c = { h, 4, ws, 4, 4, 1 };
+  fail_unless (cip::copy_rows (&c, 1, nullptr) == Status::unsupported);
 }
 GST_END_TEST;
 #endif
@@ -1765,6 +1767,84 @@ GST_START_TEST (test_gpu_draw_invalid_arguments)
 GST_END_TEST;
 #endif
 
+#ifdef HAVE_CUDA
+/* cip::copy_rows, how the elements read results such as these histograms
+ * back (into pinned staging, at its host address): each alignment class,
+ * several copies in one launch, padding between rows left alone. */
+GST_START_TEST (test_gpu_copy_rows)
+{
+  int dev = 0, unified = 0;
+  CUDA_OK (cudaGetDevice (&dev));
+  CUDA_OK (cudaDeviceGetAttribute (&unified, cudaDevAttrUnifiedAddressing, dev));
+  fail_unless (unified, "the elements need unified addressing for this path");
+  cudaStream_t stream;
+  CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  struct Case {
+    size_t src_off, src_pitch, dst_off, dst_pitch, row_bytes, rows;
+  };
+  /* 16-byte, 4-byte and byte elements; a 1 KiB histogram row; one byte;
+   * an empty copy among the others */
+  const Case cases[] = { { 0, 1024, 0, 1024, 1024, 1 }, { 0, 4112, 16, 1040, 1024, 5 },
+    { 4, 20, 8, 28, 12, 9 }, { 3, 13, 1, 11, 7, 17 }, { 0, 0, 0, 0, 1, 1 },
+    { 0, 64, 0, 64, 0, 3 } };
+  const int n = (int) G_N_ELEMENTS (cases);
+  std::vector<uint8_t> src_host (64 << 10);
+  for (size_t i = 0; i < src_host.size (); i++)
+    src_host[i] = (uint8_t) (i * 2654435761u >> 13);
+  DevBuf src (src_host.size ());
+  src.upload (src_host);
+  uint8_t *pinned = nullptr;
+  const size_t dst_bytes = 64 << 10;
+  CUDA_OK (cudaHostAlloc ((void **) &pinned, dst_bytes, cudaHostAllocDefault));
+  DevBuf dev_dst (dst_bytes);
+  for (int to_device = 0; to_device < 2; to_device++) {
+    uint8_t *dst = to_device ? dev_dst.p : pinned;
+    std::vector<uint8_t> want (dst_bytes, 0xA5);
+    if (to_device)
+      CUDA_OK (cudaMemset (dev_dst.p, 0xA5, dst_bytes));
+    else
+      memset (pinned, 0xA5, dst_bytes);
+    cip::RowCopy c[G_N_ELEMENTS (cases)];
+    size_t src_base = 0, dst_base = 0;
+    for (int k = 0; k < n; k++) {
+      const Case &x = cases[k];
+      c[k] = cip::RowCopy { dst + dst_base + x.dst_off, x.dst_pitch,
+        src.p + src_base + x.src_off, x.src_pitch, x.row_bytes, x.rows };
+      for (size_t y = 0; y < x.rows; y++)
+        memcpy (want.data () + dst_base + x.dst_off + y * x.dst_pitch,
+            src_host.data () + src_base + x.src_off + y * x.src_pitch, x.row_bytes);
+      src_base += 8192;
+      dst_base += 8192;
+    }
+    CUDA_OK (cudaDeviceSynchronize ());
+    fail_unless (cip::copy_rows (c, n, stream) == Status::ok);
+    CUDA_OK (cudaStreamSynchronize (stream));
+    std::vector<uint8_t> got (pinned, pinned + dst_bytes);
+    if (to_device)
+      got = dev_dst.download ();
+    for (size_t i = 0; i < dst_bytes; i++)
+      fail_unless (got[i] == want[i], "%s: byte %zu is %u, not %u",
+          to_device ? "device" : "pinned host", i, got[i], want[i]);
+  }
+  /* arguments */
+  cip::RowCopy one = { pinned, 16, src.p, 16, 16, 2 };
+  fail_unless (cip::copy_rows (&one, cip::kMaxRowCopies + 1, stream) ==
+      Status::invalid_argument);
+  fail_unless (cip::copy_rows (nullptr, 1, stream) == Status::invalid_argument);
+  fail_unless (cip::copy_rows (nullptr, 0, stream) == Status::ok);
+  cip::RowCopy bad = one;
+  bad.dst = nullptr;
+  fail_unless (cip::copy_rows (&bad, 1, stream) == Status::invalid_argument);
+  bad = one;
+  bad.src_pitch = 8;
+  fail_unless (cip::copy_rows (&bad, 1, stream) == Status::invalid_argument);
+  CUDA_OK (cudaStreamSynchronize (stream));
+  CUDA_OK (cudaFreeHost (pinned));
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+GST_END_TEST;
+#endif
+
 static Suite *
 histogram_suite (void)
 {
@@ -1809,6 +1889,7 @@ histogram_suite (void)
   tcase_add_test (gpu, test_gpu_hbd);
   tcase_add_test (gpu, test_gpu_general_8bit);
   tcase_add_test (gpu, test_gpu_hbd_carry);
+  tcase_add_test (gpu, test_gpu_copy_rows);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;
