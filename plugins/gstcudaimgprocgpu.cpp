@@ -69,9 +69,12 @@ constexpr guint kMaxTransfers = GST_VIDEO_MAX_PLANES +
 static_assert (kMaxTransfers <= (guint) cip::kMaxRowCopies,
     "one copy_rows launch takes a frame's downloads");
 /* Downloads of up to this many bytes in all (results: histograms, tables)
- * are copied by a kernel straight into the pinned staging (download());
- * CIP_KERNEL_COPY_MAX=BYTES sets another limit (0: never), for benches. */
-constexpr gsize kKernelCopyMax = 64u << 10;
+ * are copied by a kernel straight into the pinned staging
+ * (queue_small_downloads()). In a bare loop on an H100 (RESULTS.md round
+ * 26) the kernel's way took 21 us a frame for 1 KiB and 29 us for 64 KiB,
+ * the copy engine's 29-31 us for 1 KiB: the limit stays well inside the
+ * gain. CIP_KERNEL_COPY_MAX=BYTES sets another (0: never), for benches. */
+constexpr gsize kKernelCopyMax = 16u << 10;
 
 }  // namespace
 
