@@ -267,7 +267,9 @@ struct _GstCudaHistogram
    * own (spare_pool, one thread) between frames, so that a frame whose
    * arrays are ready takes them instead of building them: 13 us for one
    * 256-bin histogram on the GPU machine's host, longer than a 4K frame's
-   * kernel (RESULTS.md round 26). spare_lock guards spare_* */
+   * kernel (RESULTS.md round 26). spare_lock guards spare, spare_n,
+   * spare_bins and spare_pending; spare_pool is the streaming thread's,
+   * and reset (which stops it) never runs beside while_running() */
   GThreadPool *spare_pool;
   GMutex spare_lock;
   GValue spare[MAX_HISTOGRAMS];
@@ -505,12 +507,17 @@ build_spares (gpointer data, gpointer user)
   for (guint i = 0; i < n; i++)
     uint64_array_init (&v[i], bins);
   g_mutex_lock (&self->spare_lock);
-  g_assert (self->spare_n == 0);        /* one build at a time, after a take */
-  memcpy (self->spare, v, sizeof (v));
-  self->spare_n = n;
-  self->spare_bins = bins;
+  /* one build is asked for at a time, after a take: the slots are free */
+  const gboolean free_slots = self->spare_n == 0;
+  if (free_slots) {
+    memcpy (self->spare, v, sizeof (v));
+    self->spare_n = n;
+    self->spare_bins = bins;
+  }
   self->spare_pending = FALSE;
   g_mutex_unlock (&self->spare_lock);
+  for (guint i = 0; !free_slots && i < n; i++)
+    g_value_unset (&v[i]);
 }
 
 /* Frees the spare arrays; with spare_lock. */
@@ -555,8 +562,14 @@ take_or_build_arrays (GstCudaHistogram * self, guint n, guint bins)
     if (!self->spare_pool)
       self->spare_pool = g_thread_pool_new (build_spares, self, 1, FALSE,
           NULL);
-    if (!self->spare_pool || !g_thread_pool_push (self->spare_pool,
-            GUINT_TO_POINTER (n << 24 | bins), NULL)) {
+    if (!g_thread_pool_push (self->spare_pool, GUINT_TO_POINTER (n << 24 |
+                bins), NULL)) {
+      /* no thread could be made: the job would wait in the queue, and the
+       * next frames' behind it; dropped, and the next frame tries again
+       * (meanwhile frames build their own arrays) */
+      GST_DEBUG_OBJECT (self, "no thread to build message arrays on");
+      g_thread_pool_free (self->spare_pool, TRUE, TRUE);
+      self->spare_pool = NULL;
       g_mutex_lock (&self->spare_lock);
       self->spare_pending = FALSE;
       g_mutex_unlock (&self->spare_lock);

@@ -22,8 +22,9 @@
  * the stage in chunks, each chunk's DMA running while the host copies the
  * next; downloads (output frame, tables) are queued chunk by chunk behind
  * the kernels, and the host copies each chunk out as soon as its event
- * fires, except small ones (results such as histograms), which a kernel
- * writes into the staging directly. No pageable copies, whose DMA the
+ * fires, except a frame's downloads of up to 16 KiB in all (results such
+ * as histograms; queue_small_downloads()), which a kernel writes into the
+ * staging directly. No pageable copies, whose DMA the
  * driver would stage and wait for itself; without pinned memory
  * (cudaHostAlloc failed) they remain the fallback. */
 #include "gstcudaimgprocfilterpriv.h"
@@ -68,8 +69,8 @@ constexpr guint kMaxTransfers = GST_VIDEO_MAX_PLANES +
     2 * GST_CUDA_IMGPROC_N_AUX_SLOTS;
 static_assert (kMaxTransfers <= (guint) cip::kMaxRowCopies,
     "one copy_rows launch takes a frame's downloads");
-/* Downloads of up to this many bytes in all (results: histograms, tables)
- * are copied by a kernel straight into the pinned staging
+/* A frame's downloads of up to this many bytes in all (results such as
+ * histograms and tables, tiny system-memory frames) are copied by a kernel straight into the pinned staging
  * (queue_small_downloads()). In a bare loop on an H100 (RESULTS.md round
  * 26) the kernel's way took 21 us a frame for 1 KiB and 29 us for 64 KiB,
  * the copy engine's 29-31 us for 1 KiB: the limit stays well inside the
@@ -970,8 +971,10 @@ stage_pitch (const Transfer & t)
   return (t.row_bytes + 15) & ~(gsize) 15;
 }
 
-/* Small downloads (kernel_copy_max bytes in all: results such as
- * histograms): one copy_rows kernel writes them into the pinned staging,
+/* Small downloads (a frame's downloads of kernel_copy_max bytes in all:
+ * results such as histograms and tables, or a tiny system-memory frame),
+ * on a device with unified addressing and once pinned staging is had: one
+ * copy_rows kernel writes them into the pinned staging,
  * which the device reaches at its host address, queued right behind the
  * kernels that made them and before while_running(), so that they land
  * while the host works; download() then waits and copies them out. On an
@@ -1001,9 +1004,10 @@ queue_small_downloads (GstCudaImgprocFilter * self)
       t[i].row_bytes, t[i].rows };
     stage += stage_pitch (t[i]) * t[i].rows;
   }
-  const cip::Status st = gst_cuda_imgproc_filter_fault (self,
-      GST_CUDA_IMGPROC_FAULT_COPY) ? cip::Status::cuda_error :
-      cip::copy_rows (c, (int) n, (cip::Stream) g->stream);
+  /* an injected fault reads as the other copies' (FAULT_OR) */
+  if (gst_cuda_imgproc_filter_fault (self, GST_CUDA_IMGPROC_FAULT_COPY))
+    return cuda_ok (self, cudaErrorInvalidValue, "copying results");
+  const cip::Status st = cip::copy_rows (c, (int) n, (cip::Stream) g->stream);
   if (st != cip::Status::ok) {
     gst_cuda_imgproc_filter_fail (self, st, "copying results");
     return FALSE;

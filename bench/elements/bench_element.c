@@ -22,10 +22,12 @@
  * sink, without the frames queued in appsrc (up to 4) ahead of it; "identity"
  * as the element gives the harness's own share.
  *
- * "in the element" is each frame's time from appsrc's source pad to the
- * sink's pad (pad probes, in the streaming thread): what the element(s)
- * take, without the hand-over from the pushing thread to appsrc's streaming
- * thread, which the end-to-end latency includes.
+ * "in the element" is each frame's host time from appsrc's source pad to
+ * the sink's pad (pad probes, in the streaming thread): what the element(s)
+ * take before the frame goes on, without the hand-over from the pushing
+ * thread to appsrc's streaming thread, which the end-to-end latency
+ * includes (GPU work an element hands on without a host wait, and the
+ * --consume wait, are not in it).
  */
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
@@ -44,6 +46,7 @@
 #include <string.h>
 
 static gint64 *push_time, *lat, *in_time, *el_lat;
+static guint64 n_frames;
 static volatile gint n_done;
 static gboolean consume;
 
@@ -51,8 +54,9 @@ static gboolean consume;
 static GstPadProbeReturn
 on_enter (GstPad * pad, GstPadProbeInfo * info, gpointer user)
 {
-  in_time[GST_BUFFER_OFFSET (GST_PAD_PROBE_INFO_BUFFER (info))] =
-      g_get_monotonic_time ();
+  guint64 i = GST_BUFFER_OFFSET (GST_PAD_PROBE_INFO_BUFFER (info));
+  if (i < n_frames)
+    in_time[i] = g_get_monotonic_time ();
   return GST_PAD_PROBE_OK;
 }
 
@@ -61,7 +65,8 @@ static GstPadProbeReturn
 on_leave (GstPad * pad, GstPadProbeInfo * info, gpointer user)
 {
   guint64 i = GST_BUFFER_OFFSET (GST_PAD_PROBE_INFO_BUFFER (info));
-  el_lat[i] = g_get_monotonic_time () - in_time[i];
+  if (i < n_frames)     /* offsets are the frame numbers pushed */
+    el_lat[i] = g_get_monotonic_time () - in_time[i];
   return GST_PAD_PROBE_OK;
 }
 
@@ -77,7 +82,8 @@ on_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad, gpointer user)
   }
 #endif
   gint64 now = g_get_monotonic_time ();
-  lat[i] = now - push_time[i];
+  if (i < n_frames)
+    lat[i] = now - push_time[i];
   g_atomic_int_inc (&n_done);
 }
 
@@ -190,6 +196,7 @@ main (int argc, char **argv)
   g_object_set (src, "caps", caps, NULL);
   g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), NULL);
   push_time = g_new0 (gint64, frames);
+  n_frames = (guint64) frames;
   lat = g_new0 (gint64, frames);
   in_time = g_new0 (gint64, frames);
   el_lat = g_new0 (gint64, frames);
@@ -298,5 +305,9 @@ main (int argc, char **argv)
   gst_cuda_stream_unref (stream);
 #endif
   gst_object_unref (ctx);
+  g_free (push_time);
+  g_free (lat);
+  g_free (in_time);
+  g_free (el_lat);
   return rc;
 }

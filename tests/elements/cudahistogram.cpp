@@ -938,30 +938,76 @@ GST_START_TEST (test_interval_resets)
 }
 GST_END_TEST;
 
+/* Counts the element's "message arrays from the spare set" log lines. */
+static gint spare_takes;
+static void
+count_spare_takes (GstDebugCategory * category, GstDebugLevel level,
+    const gchar *, const gchar *, gint, GObject *, GstDebugMessage * message,
+    gpointer)
+{
+  if (level == GST_LEVEL_LOG && g_str_equal (gst_debug_category_get_name
+          (category), "cudahistogram") && strstr (gst_debug_message_get
+          (message), "from the spare set"))
+    g_atomic_int_inc (&spare_takes);
+}
+
 /* A message every frame: its arrays are built ahead between frames, on
  * the element's own thread (the spare set). Frames spaced out so that the
- * next frame's set is ready; `bins` changed between frames, as a live
- * property, without a reset: a set of the old size must not be taken. */
+ * next frame's set is ready, and taken (the element logs each take);
+ * `bins` changed between frames, as a live property, without a reset: a
+ * set of the old size must not be taken; then `mode` (the number of
+ * histograms, with a renegotiation), and flushes (a reset) with a build
+ * just asked for. */
 GST_START_TEST (test_spare_arrays_follow_bins)
 {
   GstVideoInfo info = video_info (GST_VIDEO_FORMAT_NV12, 62, 34);
   Run run ("mode=planes bins=256", &info);
-  const guint steps[] = { 256, 256, 256, 16, 16, 64, 256, 256 };
+  const struct {
+    const char *mode;
+    guint bins;
+  } steps[] = { {"planes", 256}, {"planes", 256}, {"planes", 256},
+  {"planes", 16}, {"planes", 16}, {"planes", 64}, {"planes", 256},
+  {"luma", 256}, {"luma", 256}, {"planes", 32} };
   guint seed = 3;
-  for (guint bins : steps) {
-    g_object_set (run.element, "bins", bins, NULL);
+  g_atomic_int_set (&spare_takes, 0);
+  gst_debug_set_threshold_for_name ("cudahistogram", GST_LEVEL_LOG);
+  gst_debug_remove_log_function (gst_debug_log_default);
+  gst_debug_add_log_function (count_spare_takes, NULL, NULL);
+  for (const auto & step : steps) {
+    g_object_set (run.element, "bins", step.bins, NULL);
+    gst_util_set_object_arg (G_OBJECT (run.element), "mode", step.mode);
     for (int k = 0; k < 3; k++) {
       GstBuffer *in = make_video_buffer (&info, Content::random, seed++);
-      Expected e = naive (in, &info, "planes", full_frame);
+      Expected e = naive (in, &info, step.mode, full_frame);
       gst_buffer_unref (run.push (in));
       GstMessage *msg = run.pop ();
-      check_message (msg, e, bins, 1, "bins " + std::to_string (bins) +
-          ", frame " + std::to_string (k));
+      check_message (msg, e, step.bins, 1, std::string (step.mode) + " bins "
+          + std::to_string (step.bins) + ", frame " + std::to_string (k));
       gst_message_unref (msg);
-      g_usleep (20000);         /* the next set is built meanwhile */
+      if (k == 1) {
+        /* a reset while the next set is being built */
+        fail_unless (gst_harness_push_event (run.h,
+                gst_event_new_flush_start ()));
+        fail_unless (gst_harness_push_event (run.h,
+                gst_event_new_flush_stop (TRUE)));
+        GstSegment seg;
+        gst_segment_init (&seg, GST_FORMAT_TIME);
+        fail_unless (gst_harness_push_event (run.h,
+                gst_event_new_segment (&seg)));
+      } else {
+        g_usleep (20000);       /* the next set is built meanwhile */
+      }
     }
   }
+  gst_debug_remove_log_function (count_spare_takes);
+  gst_debug_add_log_function (gst_debug_log_default, NULL, NULL);
+  gst_debug_set_threshold_for_name ("cudahistogram", GST_LEVEL_NONE);
   run.expect_no_message ();
+  /* 30 frames: the first, the one after each flush and the first after
+   * each change of layout (16 in all) build their own; the other 14 find
+   * the set built during the sleep */
+  fail_unless (g_atomic_int_get (&spare_takes) >= 8,
+      "%d frames took a spare set", g_atomic_int_get (&spare_takes));
 }
 GST_END_TEST;
 

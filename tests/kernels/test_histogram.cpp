@@ -1783,18 +1783,21 @@ GST_START_TEST (test_gpu_copy_rows)
     size_t src_off, src_pitch, dst_off, dst_pitch, row_bytes, rows;
   };
   /* 16-byte, 4-byte and byte elements; a 1 KiB histogram row; one byte;
-   * an empty copy among the others */
+   * an empty copy among the others; aligned rows whose length is not a
+   * multiple of 16 or 4 (a small frame's rows); a byte copy long enough
+   * for the grid to stride */
   const Case cases[] = { { 0, 1024, 0, 1024, 1024, 1 }, { 0, 4112, 16, 1040, 1024, 5 },
     { 4, 20, 8, 28, 12, 9 }, { 3, 13, 1, 11, 7, 17 }, { 0, 0, 0, 0, 1, 1 },
-    { 0, 64, 0, 64, 0, 3 } };
+    { 0, 64, 0, 64, 0, 3 }, { 0, 64, 0, 64, 24, 3 }, { 0, 64, 0, 64, 7, 3 },
+    { 1, 0, 3, 0, 8000, 1 } };
   const int n = (int) G_N_ELEMENTS (cases);
-  std::vector<uint8_t> src_host (64 << 10);
+  std::vector<uint8_t> src_host (128 << 10);
   for (size_t i = 0; i < src_host.size (); i++)
     src_host[i] = (uint8_t) (i * 2654435761u >> 13);
   DevBuf src (src_host.size ());
   src.upload (src_host);
   uint8_t *pinned = nullptr;
-  const size_t dst_bytes = 64 << 10;
+  const size_t dst_bytes = 128 << 10;
   CUDA_OK (cudaHostAlloc ((void **) &pinned, dst_bytes, cudaHostAllocDefault));
   DevBuf dev_dst (dst_bytes);
   for (int to_device = 0; to_device < 2; to_device++) {
