@@ -100,6 +100,7 @@ struct CipGpu {
   Transfer downloads[kMaxTransfers];    /* this frame's, queued at its end */
   guint n_downloads = 0;
   bool small_queued = false;    /* this frame's downloads: queue_small_downloads() */
+  bool idle = false;            /* this frame's work waited for, nothing queued since */
   void *ws = nullptr;
   gsize ws_bytes = 0;
   gsize ws_request = 0;         /* bytes of the last request */
@@ -1027,6 +1028,7 @@ finish_small_downloads (GstCudaImgprocFilter * self, const Transfer * t,
 
   if (!cuda_ok (self, cudaStreamSynchronize (g->stream), "copying results"))
     return FALSE;
+  g->idle = true;               /* the frame's last work: no second wait */
   for (guint i = 0; i < n; i++) {
     for (guint y = 0; y < t[i].rows; y++)
       memcpy (t[i].host + (gsize) y * t[i].host_pitch,
@@ -1166,6 +1168,7 @@ cip_gpu_process (GstCudaImgprocFilter * self, GstBuffer * inbuf,
 #endif
   g->n_downloads = 0;
   g->small_queued = false;
+  g->idle = false;
 
   run.gpu = true;
   run.stream = (cip::Stream) g->stream;
@@ -1254,7 +1257,7 @@ done:
     sync_on_host = false;
   }
   if (pushed && sync_on_host) {
-    cudaError_t err = cudaStreamSynchronize (g->stream);
+    cudaError_t err = g->idle ? cudaSuccess : cudaStreamSynchronize (g->stream);
     if (ret == GST_FLOW_OK && !cuda_ok (self, err, "running the kernels"))
       ret = GST_FLOW_ERROR;
     else if (err != cudaSuccess)
