@@ -7,7 +7,7 @@
  *
  *   bench_integral [--runs N] [--quick] [--json PATH]
  *                  [--sweep | --sweep-multi | --sweep-tiled] [--profile]
- *                  [--l2-sizes] [--sweep-piped] [--size WxH ...]
+ *                  [--l2-sizes] [--size WxH ...]
  *
  * Every variant's output is checked against cip::ref::integral once per size
  * before it is timed; a mismatch aborts. Times: one call between two events,
@@ -20,9 +20,7 @@
  * tiled also with three launches where it runs grouped). Every size also
  * times tiled with its input kept in L2 between its passes, and not, on one
  * input and on 4 frames in turn; --l2-sizes adds 16384x2048 and 16384x4096.
- * Rows "piped on/off" time tiled with its output overlapping its tables or
- * not, where it does not run grouped (--sweep-piped: also the first pass's
- * grid). Rows "unchained" time tiled with no PDL between calls (detail/launch.cuh);
+ * Rows "unchained" time tiled with no PDL between calls (detail/launch.cuh);
  * "tables only" its first pass alone (GB/s: input bytes). --size WxH
  * (repeatable) runs those sizes instead.
  * --wide: SATs of 16-bit planes (u32, u64, u32 + squares) at 1080p and UHD.
@@ -56,7 +54,6 @@ namespace {
 
 bool sweep_multi_only = false;
 bool sweep_tiled_only = false;
-bool sweep_tiled_grid = false;  /* --sweep-piped */
 
 struct Size { int w, h; };
 
@@ -550,38 +547,6 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
               (double) frames));
     }
 
-  /* tiled piped (the output overlapping the tables, u32, where it does not
-   * run grouped) or not, on one input and on 4 frames in turn; with
-   * --sweep-tiled also the first pass's grid */
-  if (!sweep && !cip::detail::sat_config (s.w, s.h, cip::SatType::u32, false,
-          cip::SatAlgorithm::tiled).grouped)
-    for (int pp : { 1, 2 })
-      for (int frames : { 1, bench::kFrames })
-        tuned_row (std::string ("tiled u32, piped ") + (pp == 2 ? "on" : "off")
-            + (frames > 1 ? ", 4 frames" : ""), frames,
-            [pp] (cip::detail::SatTuning &t) { t.tiled_piped = pp; },
-            bench::kv ("tiled_piped", (double) pp) + ", " + bench::kv ("frames",
-                (double) frames));
-  if (sweep_tiled_grid)
-    for (int frames : { 1, bench::kFrames })
-      for (int v : { 3, 7 })
-        tuned_row (std::string (v == 3 ? "tiled u32, piped, no overlap" :
-                "tiled u32, piped, not staged") + (frames > 1 ? ", 4 frames" :
-                ""), frames, [v] (cip::detail::SatTuning &t) {
-              t.tiled_piped = v;
-            }, bench::kv ("tiled_piped", (double) v) + ", " +
-            bench::kv ("frames", (double) frames));
-  if (sweep_tiled_grid)
-    for (int grid : { 66, 132, 198, 264 })
-      for (int frames : { 1, bench::kFrames })
-        tuned_row ("tiled u32, piped, grid " + std::to_string (grid) +
-            (frames > 1 ? ", 4 frames" : ""), frames,
-            [grid] (cip::detail::SatTuning &t) {
-              t.tiled_piped = 2;
-              t.tiled_piped_grid = grid;
-            }, bench::kv ("tiled_piped_grid", (double) grid) + ", " +
-            bench::kv ("frames", (double) frames));
-
   /* tiled with no PDL between calls (detail/launch.cuh): each call's first
    * kernel launched once the call before has ended */
   if (!sweep)
@@ -775,8 +740,6 @@ main (int argc, char **argv)
       sweep = sweep_tiled_only = true;
     else if (!strcmp (argv[i], "--l2-sizes"))
       l2_sizes = true;
-    else if (!strcmp (argv[i], "--sweep-piped"))
-      sweep_tiled_grid = true;
   }
   bench::JsonLines json (cx.args.json);
   cx.json = &json;
@@ -816,27 +779,6 @@ main (int argc, char **argv)
   }
   if (!only.empty ())
     sizes = only;
-  if (profile && getenv ("CIP_BENCH_PIPED")) {
-    /* DIAGNOSTIC: piped tiled launches, unverified (tuning from the env) */
-    cip::detail::SatTuning tu = cip::detail::sat_get_tuning ();
-    tu.tiled_piped = atoi (getenv ("CIP_BENCH_PIPED"));
-    cip::detail::sat_set_tuning (tu);
-    for (const Size &s : sizes) {
-      Image im = make_input (s.w, s.h, false);
-      Table sum (s.w, s.h, 4);
-      cx.ws.ensure (cip::integral_workspace_bytes (s.w, s.h, cip::SatType::u32,
-              false), cip::integral_workspace_init, cx.stream);
-      cip::SatDest d;
-      d.sum = sum.dev;
-      d.sum_pitch = sum.pitch;
-      for (int k = 0; k < 3; k++)
-        if (cip::integral (dev_view (im), cip::SatType::u32, d, cx.ws.p,
-                cx.ws.n, cx.stream, cip::SatAlgorithm::tiled) != cip::Status::ok)
-          return 2;
-    }
-    BENCH_CHECK (cudaStreamSynchronize (cx.stream));
-    return 0;
-  }
   if (profile) {
     /* a few plain launches of each algorithm, for ncu / nsys */
     for (const Size &s : sizes) {

@@ -45,12 +45,6 @@ struct SatTuning {
   int tiled_l2 = 0;      /* tiled: whether the first pass keeps the input in L2
                             for the output pass: 0 where it takes at most 3/2
                             of L2, 1 never, 2 always */
-  int tiled_piped = 0;   /* tiled: 0 where it pays (integral.cu), 1 never,
-                            2 wherever it serves (u32, not grouped): the
-                            output overlaps the tables (two launches);
-                            3 as 2 with the output launched after the
-                            tables end (no overlap: for benches) */
-  int tiled_piped_grid = 0;  /* piped: blocks of its first pass (0: one an SM) */
 };
 void sat_set_tuning (const SatTuning &t);
 SatTuning sat_get_tuning ();
@@ -65,7 +59,6 @@ struct SatConfig {
                             (tiled: tile columns) */
   int lookback = 0;
   bool grouped = false;  /* tiled: two launches (the grouped first pass) */
-  bool piped = false;    /* tiled: two launches that overlap (u32) */
 };
 SatConfig sat_config (int width, int height, SatType type, bool squared,
     SatAlgorithm algo);

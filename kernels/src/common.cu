@@ -195,12 +195,6 @@ l2_cache_bytes ()
   return device_attribute (cudaDevAttrL2CacheSize, 0);
 }
 
-int
-sm_count ()
-{
-  return device_attribute (cudaDevAttrMultiProcessorCount, 1);
-}
-
 namespace {
 
 /* compiled with the flags of every kernel of the library */

@@ -1190,17 +1190,6 @@ tiled_ngroups (int nty)
 struct TiledParams : detail::SatTiles {
   void *sum;
   size_t sum_pitch;
-  /* piped (u32, two launches that overlap; sat_piped_tables): gcol and gtot
-   * as grouped; gab[g] the columns' sums above group g, gcs[g] the sum above
-   * it and left of each tile column; ready[g] (0, 1) and cnt[g] in the
-   * flags, odone and ticket in the control words; all 0 between calls */
-  bool piped = false;
-  int ngroups = 0;
-  uint32_t *gab = nullptr, *gcs = nullptr;
-  uint32_t *ready = nullptr, *cnt = nullptr, *odone = nullptr;
-  uint32_t *ticket = nullptr;
-  int debug = 0;   /* DIAGNOSTIC: 4 no finish work, 5 no gather, 6 no row scan */
-  bool staged = false;  /* piped: the first pass copies into shared memory */
 };
 
 /* The L2 policy of tiled's input loads (sm_80 on). The output pass reads
@@ -1393,25 +1382,18 @@ tile_load (const detail::SatTiles &p, int top, int x, uint32_t (&w)[TH])
  * every lane, the tile total. */
 template <int TH>
 __device__ __forceinline__ uint4
-tiled_tile_sums_of (const TiledParams &p, const uint32_t (&w)[TH], int tx,
-    int ty, int lane, uint32_t &tot)
+tiled_tile_sums (const TiledParams &p, int tx, int ty, int lane, uint32_t &tot)
 {
+  const int x = tx * kTW + 4 * lane, top = ty * TH;
+  uint32_t w[TH];
+  tile_load<TH> (p, top, x, w);
   /* column sums first: w dies in the row sums (48 registers, not 63, at
    * TH 32) */
   const uint4 c = tile_col_sums<TH> (w);
   const uint32_t s = tile_row_sums<TH> (w, lane, tot);
   if (lane < TH)
-    __stcg (p.row + (size_t) tx * p.rowp + ty * TH + lane, s);
+    __stcg (p.row + (size_t) tx * p.rowp + top + lane, s);
   return c;
-}
-
-template <int TH>
-__device__ __forceinline__ uint4
-tiled_tile_sums (const TiledParams &p, int tx, int ty, int lane, uint32_t &tot)
-{
-  uint32_t w[TH];
-  tile_load<TH> (p, ty * TH, tx * kTW + 4 * lane, w);
-  return tiled_tile_sums_of<TH> (p, w, tx, ty, lane, tot);
 }
 
 template <int TH>
@@ -1442,32 +1424,28 @@ sat_tiled_aggregate (const TiledParams p)
 #define CIP_TILED_GROUP_MIN_BLOCKS 3
 #endif
 
-/* The grouped first pass of tile column tx in group g, by a block of
- * kTiledGroup warps (warp k: tile row g * kTiledGroup + k): col[ty] and
- * tot[ty] get the sums over the group's tiles above ty, gcol[g] and gtot[g]
- * the group's, row the tiles' row sums. */
+/* Grouped first pass: block g * ntx + tx sums the tiles ty = g * kTiledGroup +
+ * warp of tile column tx and scans their column sums and totals down the
+ * group: col[ty] and tot[ty] get the sums over the group's tiles above ty,
+ * gcol[g] and gtot[g] the group's. Three blocks an SM (40 registers on
+ * sm_90, no spill): UHD's 270 blocks are one wave (two an SM left 6 for a
+ * second). */
 template <int TH>
-__device__ __forceinline__ void
-group_tile_sums (const TiledParams &p, int g, int tx,
-    uint4 (&cs)[kTiledGroup][32], uint32_t (&ts)[kTiledGroup],
-    const uint32_t *staged = nullptr)
+__global__ void __launch_bounds__ (32 * kTiledGroup, CIP_TILED_GROUP_MIN_BLOCKS)
+sat_tiled_aggregate_grouped (const TiledParams p)
 {
+  __shared__ uint4 cs[kTiledGroup][32];
+  __shared__ uint32_t ts[kTiledGroup];
+  /* the kernel ahead first: the output pass reads the input before its
+   * own wait */
+  detail::start_of_call ();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int tx = blockIdx.x % p.ntx, g = blockIdx.x / p.ntx;
   const int ty = g * kTiledGroup + warp;
   uint4 c = make_uint4 (0, 0, 0, 0);
   uint32_t t = 0;
-  if (ty < p.nty) {             /* whole warps; the rest add zeros */
-    if (staged) {
-      /* the tile's rows in shared memory (piped_stage) */
-      uint32_t w[TH];
-#pragma unroll
-      for (int r = 0; r < TH; r++)
-        w[r] = staged[(warp * TH + r) * 32 + lane];
-      c = tiled_tile_sums_of<TH> (p, w, tx, ty, lane, t);
-    } else {
-      c = tiled_tile_sums<TH> (p, tx, ty, lane, t);
-    }
-  }
+  if (ty < p.nty)               /* whole warps; the rest add zeros */
+    c = tiled_tile_sums<TH> (p, tx, ty, lane, t);
   uint4 e;
   uint32_t et;
   warps_exclusive_scan (cs, ts, warp, lane, c, t, e, et);
@@ -1483,21 +1461,6 @@ group_tile_sums (const TiledParams &p, int g, int tx,
     if (lane == 0)
       __stcg (p.gtot + (size_t) g * p.ntx + tx, et + t);
   }
-}
-
-/* Grouped first pass: block g * ntx + tx takes tile column tx of group g
- * (group_tile_sums). Three blocks an SM (40 registers on sm_90, no spill):
- * UHD's 270 blocks are one wave (two an SM left 6 for a second). */
-template <int TH>
-__global__ void __launch_bounds__ (32 * kTiledGroup, CIP_TILED_GROUP_MIN_BLOCKS)
-sat_tiled_aggregate_grouped (const TiledParams p)
-{
-  __shared__ uint4 cs[kTiledGroup][32];
-  __shared__ uint32_t ts[kTiledGroup];
-  /* the kernel ahead first: the output pass reads the input before its
-   * own wait */
-  detail::start_of_call ();
-  group_tile_sums<TH> (p, blockIdx.x / p.ntx, blockIdx.x % p.ntx, cs, ts);
 }
 
 /* Exclusive scan, in place, of n vectors of 4 u32 (stride elements apart,
@@ -1865,385 +1828,6 @@ sat_tiled_output_grouped (const TiledParams p)
   tiled_output<16, T, CS, true> (p);
 }
 
-/* ---------------------------------------------------------------- piped */
-
-/* tiled, piped: u32 tables where the grouped two launches do not serve
- * (wider than 4096 columns, or 32-row tiles). Three launches run the tables
- * (about 12 us at 8K) before any output (about 60 us); here the output of
- * the top groups starts while the first pass reads the groups below, and
- * re-reads their input from L2 shortly after.
- *
- * sat_piped_tables: a persistent grid of kTiledGroup-warp blocks takes the
- * tasks (group g, tile column tx) in that order, block b the tasks b,
- * b + grid, ..: each is group_tile_sums. The block that completes group g
- * (cnt[g]) finishes it (piped_finish_group): its rows' sums scanned over
- * the tile columns, then, after group g - 1 is ready, the sums above it
- * (gab, gtab: one link a group, 9 at 8K with 32-row tiles) and every tile's
- * corner; then ready[g].
- *
- * sat_piped_output: the output pass of three launches, launched with PDL
- * after the tables. A warp loads its tile's input, then waits for its
- * group's flag instead of the tables' whole grid. PDL schedules it once
- * every tables block has started, so what it waits on runs whatever the
- * grid sizes (without PDL it starts after the tables end). The last output
- * block clears the flags and waits for the tables' grid, so that the call
- * ends when both have. */
-
-/* Rows of group g: exclusive sums over the tile columns, in place (row[tx]
- * then holds the row's sum left of tile column tx), a thread a row, the
- * loads 16 at a time. */
-template <int TH>
-__device__ __forceinline__ void
-piped_scan_rows (const TiledParams &p, int g)
-{
-  constexpr int NT = 32 * kTiledGroup, B = 16;
-  const int y1 = min ((g + 1) * kTiledGroup * TH, (int) p.rowp);
-  for (int y = g * kTiledGroup * TH + (int) threadIdx.x; y < y1; y += NT) {
-    uint32_t *r = p.row + y;
-    uint32_t run = 0;
-    for (int tx = 0; tx < p.ntx; tx += B) {
-      uint32_t v[B];
-#pragma unroll
-      for (int k = 0; k < B; k++)
-        v[k] = tx + k < p.ntx ? __ldcg (r + (size_t) (tx + k) * p.rowp) : 0u;
-#pragma unroll
-      for (int k = 0; k < B; k++)
-        if (tx + k < p.ntx) {
-          __stcg (r + (size_t) (tx + k) * p.rowp, run);
-          run += v[k];
-        }
-    }
-  }
-}
-
-/* out[tx] = base[tx] (0 without base) + the sum of v[i] over i < tx, for
- * tx < ntx <= 128, by one warp (lane l: columns 4l .. 4l + 3); out may be
- * v. */
-__device__ __forceinline__ void
-piped_scan_tx (const uint32_t *v, const uint32_t *base, uint32_t *out,
-    int ntx, int lane)
-{
-  uint32_t a[4], b[4], s = 0;
-#pragma unroll
-  for (int k = 0; k < 4; k++) {
-    const int tx = 4 * lane + k;
-    a[k] = tx < ntx ? __ldcg (v + tx) : 0u;
-    b[k] = tx < ntx && base ? __ldcg (base + tx) : 0u;
-    s += a[k];
-  }
-  uint32_t run = detail::warp_inclusive_scan (s, lane) - s;
-#pragma unroll
-  for (int k = 0; k < 4; k++) {
-    const int tx = 4 * lane + k;
-    if (tx < ntx)
-      __stcg (out + tx, run + b[k]);
-    run += a[k];
-  }
-}
-
-/* The block that completed group g's first pass (all of its tasks are
- * visible) scans, needing no other group: the group's rows' sums and its
- * tiles' totals over the tile columns (row[tx][y] the sum of row y left of
- * tile column tx; tot[ty][tx] the sum above and left of the tile within the
- * group). */
-template <int TH>
-__device__ __forceinline__ void
-piped_scan_group (const TiledParams &p, int g)
-{
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  piped_scan_rows<TH> (p, g);
-  const int ty = g * kTiledGroup + warp;
-  if (ty < p.nty) {
-    uint32_t *tr = p.tot + (size_t) ty * p.ntx;
-    piped_scan_tx (tr, nullptr, tr, p.ntx, lane);
-  }
-}
-
-/* After group g is scanned (piped_scan_group), once the first passes of
- * the groups above it are done (cnt[k] == ntx for k < g), their sums:
- * gab[g] = the sum of gcol[k] over k < g (the columns' sums above the
- * group) and gcs[g][tx] = the sum of gtot[k][i] over k < g, i < tx (above
- * the group and left of tile column tx); zeros for group 0. Then ready[g].
- * A sum over the groups above rather than a chain from group to group:
- * no group waits for another's finish (a chain of L2 round trips took 4 us
- * a link). gt: kTW words of shared memory. */
-__device__ __forceinline__ void
-piped_groups_above (const TiledParams &p, int g, uint32_t *gt, bool nog)
-{
-  constexpr int NT = 32 * kTiledGroup, B = 8;
-  const int tid = threadIdx.x, lane = tid & 31;
-  if (tid < g)
-    detail::spin_until_at_least (p.cnt + tid, (uint32_t) p.ntx);
-  __syncthreads ();
-  const int n4 = (int) (p.colp / 4);
-  const uint4 *gc = reinterpret_cast<const uint4 *> (p.gcol);
-  uint4 *na = reinterpret_cast<uint4 *> (p.gab) + (size_t) g * n4;
-  for (int i = tid; i < n4 && !nog; i += NT) {
-    uint4 a = make_uint4 (0, 0, 0, 0);
-    for (int k0 = 0; k0 < g; k0 += B) {
-      uint4 c[B];
-#pragma unroll
-      for (int k = 0; k < B; k++)
-        c[k] = k0 + k < g ? __ldcg (gc + (size_t) (k0 + k) * n4 + i) :
-            make_uint4 (0, 0, 0, 0);
-#pragma unroll
-      for (int k = 0; k < B; k++)
-        add4 (a, c[k]);
-    }
-    __stcg (na + i, a);
-  }
-  if (tid < p.ntx) {
-    uint32_t t = 0;
-    for (int k0 = 0; k0 < g; k0 += B) {
-      uint32_t c[B];
-#pragma unroll
-      for (int k = 0; k < B; k++)
-        c[k] = k0 + k < g ? __ldcg (p.gtot + (size_t) (k0 + k) * p.ntx + tid) :
-            0u;
-#pragma unroll
-      for (int k = 0; k < B; k++)
-        t += c[k];
-    }
-    gt[tid] = t;
-  }
-  __syncthreads ();
-  if (tid < 32) {
-    /* lane l: tile columns 4l .. 4l + 3 (ntx <= 128) */
-    uint32_t a[4], sum = 0;
-#pragma unroll
-    for (int k = 0; k < 4; k++) {
-      a[k] = 4 * lane + k < p.ntx ? gt[4 * lane + k] : 0u;
-      sum += a[k];
-    }
-    uint32_t run = detail::warp_inclusive_scan (sum, lane) - sum;
-    uint32_t *out = p.gcs + (size_t) g * p.ntx;
-#pragma unroll
-    for (int k = 0; k < 4; k++) {
-      if (4 * lane + k < p.ntx)
-        __stcg (out + 4 * lane + k, run);
-      run += a[k];
-    }
-  }
-  __syncthreads ();
-  if (tid == 0) {
-    __threadfence ();
-    detail::st_release_gpu (p.ready + g, 1);
-  }
-}
-
-/* Staged first pass (p.staged: input and pitch 16-byte aligned): a task's
- * 16 x TH rows of 128 bytes are copied into shared memory (cp.async, 16
- * bytes a copy, zeros past the plane) while the block sums the task
- * before, so that a block always has a task's loads in flight. Two stages
- * of kTiledGroup * TH * 128 bytes, dynamic shared memory. */
-template <int TH>
-__device__ __forceinline__ void
-piped_stage (const TiledParams &p, int task, uint32_t *stage, uint64_t pol)
-{
-  constexpr int NT = 32 * kTiledGroup, CH = kTiledGroup * TH * 8;
-  const int g = task / p.ntx, tx = task % p.ntx;
-#pragma unroll 4
-  for (int c = threadIdx.x; c < CH; c += NT) {
-    const int row = c >> 3, part = c & 7;
-    const int y = (g * kTiledGroup + row / TH) * TH + row % TH;
-    const int x = tx * kTW + part * 16;
-    const int n = y < p.height ? max (0, min (16, p.width - x)) : 0;
-    const uint8_t *src = n > 0 ? p.src + (size_t) y * p.src_pitch + x : p.src;
-    const unsigned dst = (unsigned) __cvta_generic_to_shared (stage + row * 32 +
-        part * 4);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile ("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;"
-        : : "r" (dst), "l" (src), "r" (n), "l" (pol) : "memory");
-#else
-    (void) pol;
-    (void) dst;
-    uint4 v = make_uint4 (0, 0, 0, 0);
-    if (n == 16)
-      v = *reinterpret_cast<const uint4 *> (src);
-    else
-      for (int k = 0; k < n; k++)
-        reinterpret_cast<uint8_t *> (&v)[k] = src[k];
-    *reinterpret_cast<uint4 *> (stage + row * 32 + part * 4) = v;
-#endif
-  }
-}
-
-__device__ __forceinline__ void
-piped_commit ()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile ("cp.async.commit_group;" : : : "memory");
-#endif
-}
-
-/* all but the most recent group of copies done */
-__device__ __forceinline__ void
-piped_wait_staged ()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile ("cp.async.wait_group 1;" : : : "memory");
-#endif
-}
-
-/* The task loop of a staged tables block: tickets two tasks ahead (tk[3]),
- * task i + 1 copied in while task i is summed. */
-template <int TH>
-__device__ __forceinline__ void
-piped_staged_tasks (const TiledParams &p, uint4 (&cs)[kTiledGroup][32],
-    uint32_t (&ts)[kTiledGroup], int (&tk)[3])
-{
-  extern __shared__ uint4 piped_smem[];
-  uint32_t *stage = reinterpret_cast<uint32_t *> (piped_smem);
-  constexpr int SW = kTiledGroup * TH * 32;     /* words a stage */
-  const int ntask = p.ngroups * p.ntx;
-  const uint64_t pol = tiled_input_policy (p, true);
-  if (threadIdx.x == 0) {
-    tk[0] = (int) atomicAdd (p.ticket, 1u);
-    tk[1] = (int) atomicAdd (p.ticket, 1u);
-  }
-  __syncthreads ();
-  if (tk[0] < ntask)
-    piped_stage<TH> (p, tk[0], stage, pol);
-  piped_commit ();
-  for (int it = 0;; it++) {
-    const int task = tk[it % 3];
-    if (task >= ntask)
-      break;
-    const int t1 = tk[(it + 1) % 3];
-    if (t1 < ntask)
-      piped_stage<TH> (p, t1, stage + ((it + 1) & 1) * SW, pol);
-    piped_commit ();
-    int next = 0;
-    if (threadIdx.x == 0)
-      next = (int) atomicAdd (p.ticket, 1u);
-    piped_wait_staged ();
-    __syncthreads ();
-    const int g = task / p.ntx;
-    group_tile_sums<TH> (p, g, task % p.ntx, cs, ts, stage + (it & 1) * SW);
-    if (threadIdx.x == 0)
-      tk[(it + 2) % 3] = next;
-    __syncthreads ();
-    if (threadIdx.x == 0) {
-      __threadfence ();
-      atomicAdd (p.cnt + g, 1u);
-    }
-  }
-}
-
-/* Blocks of the tables that only finish groups (group f, f + n, ..). */
-constexpr int kPipedFinishers = 8;
-
-/* One block an SM, in half its registers: the output blocks take the rest
- * while the tables run. The last min (kPipedFinishers, ngroups) blocks
- * finish the groups, each waiting for its group's first pass; the others
- * take the tasks by ticket (ctl word 3) and never wait: the next ticket's
- * round trip runs beside a task's loads, and a task's count (cnt) is a
- * fire-and-forget add after the fence, which only warp 0 waits for. */
-template <int TH>
-__global__ void __launch_bounds__ (32 * kTiledGroup, 2)
-sat_piped_tables (const TiledParams p)
-{
-  __shared__ uint4 cs[kTiledGroup][32];
-  __shared__ uint32_t ts[kTiledGroup];
-  __shared__ uint32_t gt[kTW];
-  __shared__ int tk[3];
-  /* the kernel ahead first; then the output may be scheduled */
-  detail::start_of_call ();
-  const int nf = min (kPipedFinishers, p.ngroups);
-  const int f = (int) blockIdx.x - ((int) gridDim.x - nf);
-  if (f >= 0) {
-    for (int g = f; g < p.ngroups; g += nf) {
-      if (threadIdx.x == 0)
-        detail::spin_until_at_least (p.cnt + g, (uint32_t) p.ntx);
-      __syncthreads ();
-      if (p.debug == 4) {
-        if (threadIdx.x == 0)
-          detail::st_release_gpu (p.ready + g, 1);
-        continue;
-      }
-      if (p.debug != 6)
-        piped_scan_group<TH> (p, g);
-      piped_groups_above (p, g, gt, p.debug == 5);
-    }
-    return;
-  }
-  const int ntask = p.ngroups * p.ntx;
-  if (p.staged) {
-    piped_staged_tasks<TH> (p, cs, ts, tk);
-    return;
-  }
-  if (threadIdx.x == 0)
-    tk[0] = (int) atomicAdd (p.ticket, 1u);
-  __syncthreads ();
-  int task = tk[0];
-  for (int it = 1; task < ntask; it++) {
-    int next = 0;
-    if (threadIdx.x == 0)
-      next = (int) atomicAdd (p.ticket, 1u);
-    const int g = task / p.ntx;
-    group_tile_sums<TH> (p, g, task % p.ntx, cs, ts);
-    if (threadIdx.x == 0)
-      tk[it & 1] = next;
-    __syncthreads ();
-    if (threadIdx.x == 0) {
-      __threadfence ();
-      atomicAdd (p.cnt + g, 1u);
-    }
-    task = tk[it & 1];
-  }
-}
-
-/* Every lane waits (acquire) for ready[g]; one load a warp. */
-__device__ __forceinline__ void
-piped_wait (const uint32_t *flag)
-{
-  unsigned ns = 32;
-  while (detail::ld_acquire_gpu (flag) == 0) {
-    __nanosleep (ns);
-    if (ns < 256)
-      ns *= 2;
-  }
-  __syncwarp ();
-}
-
-template <int TH, bool CS>
-__global__ void __launch_bounds__ (32 * kTiledWarps)
-sat_piped_output (const TiledParams p)
-{
-  /* the call's last kernel: the next call's first may be scheduled */
-  allow_next_kernel ();
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int tile = blockIdx.x * kTiledWarps + warp;
-  if (tile < p.ntx * p.nty) {
-    const int tx = tile % p.ntx, ty = tile / p.ntx, g = ty / kTiledGroup;
-    const int x = tx * kTW + 4 * lane, top = ty * TH;
-    uint32_t w[TH];
-    /* the tables' start waited for the kernel ahead: the input is there */
-    tile_rows<TH> (p, top, x, tiled_input_policy (p, false), w);
-    piped_wait (p.ready + g);
-    uint4 v = __ldcg (reinterpret_cast<const uint4 *> (p.col +
-            (size_t) ty * p.colp + x));
-    add4 (v, __ldcg (reinterpret_cast<const uint4 *> (p.gab +
-                (size_t) g * p.colp + x)));
-    const uint32_t corner = __ldcg (p.tot + (size_t) ty * p.ntx + tx) +
-        __ldcg (p.gcs + (size_t) g * p.ntx + tx);
-    const uint32_t rl = lane < TH ? __ldcg (p.row + (size_t) tx * p.rowp +
-        top + lane) : 0u;
-    tiled_emit<TH, uint32_t, CS> (p, w, v, corner, rl, x, top, lane);
-  }
-  /* every block has read the flags when the last one arrives */
-  __syncthreads ();
-  if (threadIdx.x == 0 && atomicAdd (p.odone, 1u) == gridDim.x - 1) {
-    for (int g = 0; g < p.ngroups; g++) {
-      p.ready[g] = 0;
-      p.cnt[g] = 0;
-    }
-    *p.ticket = 0;
-    *p.odone = 0;
-    wait_for_previous_kernel ();
-  }
-}
-
 /* ------------------------------------------------------------ host side */
 
 detail::SatTuning g_tuning;
@@ -2311,33 +1895,13 @@ tiled_grouped (int width, int th)
   return tiled_groups_fit (width, th) && g_tuning.tiled_ungrouped == 0;
 }
 
-/* Whether tiled runs piped (sat_piped_tables): u32 tables where it does not
- * run grouped; SatTuning::tiled_piped forces it off (1) or on (2). */
-bool
-tiled_piped (int width, int height, int th, SatType type)
-{
-  if (type != SatType::u32 || tiled_grouped (width, th) ||
-      g_tuning.tiled_piped == 1)
-    return false;
-  if (g_tuning.tiled_piped >= 2)
-    return true;
-  (void) height;
-  return false;
-}
-
 /* Workspace of tiled, after the control words: col[nty][colp], row[ntx][rowp],
- * tot[nty][ntx], gcol[ngroups][colp], gtot[ngroups][ntx] (grouped and
- * piped), gab[ngroups][colp], gcs[ngroups][ntx] (piped). Piped's flags
- * take the strips' flags: ready[g] from kFlagsOffset, cnt[g] kPipedMaxGroups
- * words on; its odone is control word 2. */
+ * tot[nty][ntx]; grouped also gcol[ngroups][colp], gtot[ngroups][ntx]. */
 struct TiledLayout {
-  int ntx = 0, nty = 0, ngroups = 0;
+  int ntx = 0, nty = 0, ngroups = 0;  /* ngroups 0: no group tables */
   size_t colp = 0, rowp = 0;
-  size_t col = 0, row = 0, tot = 0, gcol = 0, gtot = 0, gab = 0, gcs = 0;
-  size_t total = 0;
+  size_t col = 0, row = 0, tot = 0, gcol = 0, gtot = 0, total = 0;
 };
-constexpr int kPipedMaxGroups = tiled_ngroups (detail::kSatTiledMaxSide / 16);
-static_assert (2 * kPipedMaxGroups <= kMaxStrips, "piped flags in the strips'");
 
 struct Layout {
   size_t wp = 0;
@@ -2389,16 +1953,13 @@ make_tiled_layout (int width, int height, int th)
   off = align256 (off + (size_t) l.ntx * l.rowp * 4);
   l.tot = off;
   off = align256 (off + (size_t) l.nty * l.ntx * 4);
-  /* the group tables, for grouped and for piped */
-  l.ngroups = tiled_ngroups (l.nty);
-  l.gcol = off;
-  off = align256 (off + (size_t) l.ngroups * l.colp * 4);
-  l.gtot = off;
-  off = align256 (off + (size_t) l.ngroups * l.ntx * 4);
-  l.gab = off;
-  off = align256 (off + (size_t) l.ngroups * l.colp * 4);
-  l.gcs = off;
-  off = align256 (off + (size_t) l.ngroups * l.ntx * 4);
+  if (tiled_groups_fit (width, th)) {
+    l.ngroups = tiled_ngroups (l.nty);
+    l.gcol = off;
+    off = align256 (off + (size_t) l.ngroups * l.colp * 4);
+    l.gtot = off;
+    off = align256 (off + (size_t) l.ngroups * l.ntx * 4);
+  }
   l.total = off;
   return l;
 }
@@ -2441,7 +2002,6 @@ sat_config (int width, int height, SatType type, bool squared,
     c.strips = height > 0 ? (height + c.th - 1) / c.th : 0;
     c.segments = width > 0 ? (width + kTW - 1) / kTW : 0;
     c.grouped = tiled_grouped (width, c.th);
-    c.piped = !squared && tiled_piped (width, height, c.th, type);
     return c;
   }
   if (algo == SatAlgorithm::single_pass) {
@@ -2603,40 +2163,10 @@ run_tiled_tables (const detail::SatTiles &t, cudaStream_t stream)
       32 * kTiledScanWarps, 0, stream, p, "sat_tiled_scan", pdl_supported ());
 }
 
-/* piped: the tables on a grid of one block an SM, then the output with
- * PDL (sat_piped_tables) */
-template <int TH, bool CS>
-Status
-run_piped (const TiledParams &p, cudaStream_t stream)
-{
-  const int grid = std::min (p.ngroups * p.ntx, g_tuning.tiled_piped_grid > 0 ?
-      g_tuning.tiled_piped_grid : detail::sm_count ()) +
-      std::min (kPipedFinishers, p.ngroups);
-  const size_t smem = p.staged ? 2 * sizeof (uint32_t) * kTiledGroup * TH * 32
-      : 0;
-  Status st = launch (sat_piped_tables<TH>, grid, 32 * kTiledGroup, smem,
-      stream, p, "sat_piped_tables", detail::between_calls_pdl ());
-  if (st != Status::ok)
-    return st;
-  st = launch (sat_piped_output<TH, CS>, (p.ntx * p.nty + kTiledWarps - 1) /
-      kTiledWarps, 32 * kTiledWarps, 0, stream, p, "sat_piped_output",
-      pdl_supported () && g_tuning.tiled_piped != 3);
-  if (st != Status::ok) {
-    /* no output block will clear the flags the tables set */
-    cudaMemsetAsync (p.ready, 0, sizeof (uint32_t) * p.ngroups, stream);
-    cudaGetLastError ();
-  }
-  return st;
-}
-
 template <int TH, typename T, bool CS>
 Status
 run_tiled_kernels (const TiledParams &p, cudaStream_t stream)
 {
-  if constexpr (sizeof (T) == 4) {
-    if (p.piped)
-      return run_piped<TH, CS> (p, stream);
-  }
   const int grid = (p.ntx * p.nty + kTiledWarps - 1) / kTiledWarps;
   Status st = run_tiled_tables<TH> (p, stream);
   if (st != Status::ok)
@@ -2695,28 +2225,11 @@ tiled_tables_of (const ImageView &src, uint8_t *ws, const TiledLayout &l,
 
 Status
 run_tiled (const ImageView &src, SatType type, const SatDest &dst,
-    uint8_t *ws, const TiledLayout &l, int th, bool piped, cudaStream_t stream)
+    uint8_t *ws, const TiledLayout &l, int th, cudaStream_t stream)
 {
   TiledParams p;
   static_cast<detail::SatTiles &> (p) = tiled_tables_of (src, ws, l, th,
       tiled_grouped (src.width, th));
-  if (piped) {
-    p.piped = true;
-    p.ngroups = l.ngroups;
-    p.gcol = reinterpret_cast<uint32_t *> (ws + l.gcol);
-    p.gtot = reinterpret_cast<uint32_t *> (ws + l.gtot);
-    p.gab = reinterpret_cast<uint32_t *> (ws + l.gab);
-    p.gcs = reinterpret_cast<uint32_t *> (ws + l.gcs);
-    p.ready = reinterpret_cast<uint32_t *> (ws + kFlagsOffset);
-    p.cnt = p.ready + kPipedMaxGroups;
-    p.odone = reinterpret_cast<uint32_t *> (ws) + 2;
-    p.ticket = reinterpret_cast<uint32_t *> (ws) + 3;
-    p.debug = g_tuning.tiled_piped;
-    /* cp.async copies 16-byte chunks; the shared memory must be there */
-    p.staged = (uintptr_t) src.data % 16 == 0 && src.pitch % 16 == 0 &&
-        g_tuning.tiled_piped != 7 && detail::max_optin_smem () >=
-        (int) (2 * 4 * kTiledGroup * th * 32);
-  }
   const int l2 = g_tuning.tiled_l2;
   /* measured on the H100 (50 MiB L2): a gain up to 16384 x 4096 (1.3 L2),
    * a loss at 16384^2 (5.1 L2) */
@@ -2794,7 +2307,7 @@ integral (const ImageView &src, SatType type, const SatDest &dst, void *d_ws,
     return Status::invalid_argument;
   if (tiled)
     return run_tiled (src, type, dst, static_cast<uint8_t *> (d_ws), tl,
-        cfg.th, cfg.piped, cs);
+        cfg.th, cs);
 
   SatParams p;
   p.src = src.data;

@@ -1076,14 +1076,13 @@ GST_END_TEST;
  * that the launch configuration takes it. */
 static void
 set_rows (const cip::detail::SatTuning &saved, cip::SatAlgorithm a, int th,
-    int plain = 0, int ungrouped = 0, int l2 = 0, int piped = 1)
+    int plain = 0, int ungrouped = 0, int l2 = 0)
 {
   cip::detail::SatTuning t = saved;
   (a == cip::SatAlgorithm::tiled ? t.th_tiled : t.th_multi) = th;
   t.tiled_plain = plain;
   t.tiled_ungrouped = ungrouped;
   t.tiled_l2 = l2;
-  t.tiled_piped = piped;
   cip::detail::sat_set_tuning (t);
   const cip::detail::SatConfig cfg = cip::detail::sat_config (100, 100,
       cip::SatType::u32, false, a);
@@ -1158,27 +1157,6 @@ GST_END_TEST;
  * mode, 263 tile rows (more than the scan keeps in registers), a grouped
  * all-255 4096 x 4352 frame and an all-255 16384 x 4096 frame (32-row
  * tiles), whose u64 corners pass 2^32 and whose u32 tables wrap. */
-/* One tiled case against the reference (tiled must serve it); counts
- * failures rather than asserting, so that the caller restores the tuning. */
-static int
-tiled_case (int w, int h, Content c, PitchMode pm, const Variant &v,
-    int &salt)
-{
-  HostImage img = make_image (w, h, c, 11 + salt++, 1, src_pad (w, 1, pm));
-  const size_t es = v.type == cip::SatType::u32 ? 4 : 8;
-  RefResult want (w, h, v, dst_pitch (w, es, PitchMode::aligned256), 8);
-  const std::string what = "gpu tiled " + case_name (w, h, c, all_chans[0],
-      pm, v);
-  if (run_ref (img.view (), v, want) != cip::Status::ok ||
-      resolved (cip::SatAlgorithm::tiled, img.view (), v, want) !=
-      cip::SatAlgorithm::tiled) {
-    fprintf (stderr, "FAIL %s: no reference, or tiled does not serve it\n",
-        what.c_str ());
-    return 1;
-  }
-  return gpu_case (img, 0, v, cip::SatAlgorithm::tiled, want, what) ? 0 : 1;
-}
-
 GST_START_TEST (test_gpu_tiled)
 {
   const bool sm = cip_test_small ();
@@ -1186,8 +1164,22 @@ GST_START_TEST (test_gpu_tiled)
   ensure_workspace ();
   int failures = 0, salt = 0;
   const Variant vs[] = { {cip::SatType::u32, false}, {cip::SatType::u64, false} };
+  /* counts failures rather than asserting, so that the tuning is restored */
   auto one = [&] (int w, int h, Content c, PitchMode pm, const Variant &v) {
-    failures += tiled_case (w, h, c, pm, v, salt);
+    HostImage img = make_image (w, h, c, 11 + salt++, 1, src_pad (w, 1, pm));
+    const size_t es = v.type == cip::SatType::u32 ? 4 : 8;
+    RefResult want (w, h, v, dst_pitch (w, es, PitchMode::aligned256), 8);
+    const std::string what = "gpu tiled " + case_name (w, h, c, all_chans[0],
+        pm, v);
+    if (run_ref (img.view (), v, want) != cip::Status::ok ||
+        resolved (cip::SatAlgorithm::tiled, img.view (), v, want) !=
+        cip::SatAlgorithm::tiled) {
+      fprintf (stderr, "FAIL %s: no reference, or tiled does not serve it\n",
+          what.c_str ());
+      failures++;
+    } else if (!gpu_case (img, 0, v, cip::SatAlgorithm::tiled, want, what)) {
+      failures++;
+    }
   };
   for (int th : { 16, 32 })
     for (int plain : { 0, 1 }) {
@@ -1265,97 +1257,6 @@ GST_START_TEST (test_gpu_tiled)
     for (const Variant &v : vs)
       one (16384, 4096, Content::all255, PitchMode::aligned256, v);
   fail_unless (failures == 0, "%d failing tiled GPU cases", failures);
-}
-GST_END_TEST;
-
-/* tiled, piped (u32; sat_piped_tables): heights around its groups of 16
- * tile rows (256 image rows with 16-row tiles, 512 with 32) up to 17
- * groups, the first pass on grids smaller and larger than its tasks,
- * widths around its 128-column tiles and past the grouped path's 4096,
- * random (word and byte loads), all-255 (the tables wrap) and natural
- * planes, 16- and 32-row tiles (16-row tiles up to 4096 columns run
- * grouped unless tuned not to); each call on the shared workspace, whose
- * control words and flags must be back to zero after it, between piped
- * and single_pass calls that use the same flags. Then, full mode, 8K
- * natural and 16384 x 4096 all-255 with the defaults' grid. */
-GST_START_TEST (test_gpu_tiled_piped)
-{
-  const bool sm = cip_test_small ();
-  const cip::detail::SatTuning saved = cip::detail::sat_get_tuning ();
-  ensure_workspace ();
-  int failures = 0, salt = 0;
-  const Variant u32 { cip::SatType::u32, false };
-  /* the control words and the flags piped uses (ready, cnt, odone) */
-  auto clean = [&] (const char *after) {
-    std::vector<uint32_t> ctl (256);
-    if (cudaMemcpy (ctl.data (), g_ws.ptr, ctl.size () * 4,
-            cudaMemcpyDeviceToHost) != cudaSuccess) {
-      failures++;
-      return;
-    }
-    for (size_t i = 0; i < ctl.size (); i++)
-      if (ctl[i] != 0) {
-        fprintf (stderr, "FAIL piped: word %zu of the workspace is %u after %s\n",
-            i, ctl[i], after);
-        failures++;
-        return;
-      }
-  };
-  for (int th : { 16, 32 })
-    for (int grid : { 0, 3, 1000 }) {
-      set_rows (saved, cip::SatAlgorithm::tiled, th, 0, 1, 0, 2);
-      cip::detail::SatTuning t = cip::detail::sat_get_tuning ();
-      t.tiled_piped_grid = grid;
-      cip::detail::sat_set_tuning (t);
-      if (!cip::detail::sat_config (641, 300, cip::SatType::u32, false,
-              cip::SatAlgorithm::tiled).piped ||
-          cip::detail::sat_config (641, 300, cip::SatType::u64, false,
-              cip::SatAlgorithm::tiled).piped) {
-        fprintf (stderr, "FAIL piped: not taken for u32, or taken for u64\n");
-        failures++;
-      }
-      const int gr = 16 * th;   /* image rows a group */
-      for (int w : { 1, 5, 129, 641, 4097 })
-        for (int h : { 1, th + 1, gr - 1, gr, gr + 1, 2 * gr + 3, 17 * gr - 5 }) {
-          if ((sm && w * h > 300000) || (grid != 0 && w != 641 && w != 5) ||
-              (w == 4097 && h > gr + 1))
-            continue;
-          failures += tiled_case (w, h, Content::random, PitchMode::aligned256,
-              u32, salt);
-          clean ("a piped call");
-          if (grid != 0)
-            continue;
-          failures += tiled_case (w, h, Content::random, PitchMode::odd, u32,
-              salt);
-          if (!sm || w == 641)
-            failures += tiled_case (w, h, Content::all255,
-                PitchMode::aligned256, u32, salt);
-        }
-      /* single_pass on the same flags, then piped again */
-      {
-        HostImage img = make_image (300, 700, Content::random, 5 + salt++);
-        RefResult want (300, 700, u32, dst_pitch (300, 4,
-                PitchMode::aligned256), 8);
-        if (run_ref (img.view (), u32, want) != cip::Status::ok ||
-            !gpu_case (img, 0, u32, cip::SatAlgorithm::single_pass, want,
-                "single_pass between piped calls"))
-          failures++;
-        clean ("single_pass");
-        failures += tiled_case (300, 700, Content::natural,
-            PitchMode::aligned256, u32, salt);
-        clean ("a piped call");
-      }
-    }
-  set_rows (saved, cip::SatAlgorithm::tiled, 32, 0, 0, 0, 2);
-  if (!sm) {
-    failures += tiled_case (7680, 4320, Content::natural, PitchMode::aligned256,
-        u32, salt);
-    failures += tiled_case (16384, 4096, Content::all255,
-        PitchMode::aligned256, u32, salt);
-    clean ("a piped call");
-  }
-  cip::detail::sat_set_tuning (saved);
-  fail_unless (failures == 0, "%d failing piped tiled GPU cases", failures);
 }
 GST_END_TEST;
 
@@ -1572,7 +1473,6 @@ integral_suite ()
   tcase_add_test (gpu, test_gpu_16bit_shapes);
   tcase_add_test (gpu, test_gpu_16bit_strips);
   tcase_add_test (gpu, test_gpu_tiled);
-  tcase_add_test (gpu, test_gpu_tiled_piped);
   tcase_add_test (gpu, test_gpu_late_input);
   tcase_add_test (gpu, test_gpu_repeatable);
   tcase_add_test (gpu, test_gpu_many_strips);
