@@ -116,8 +116,8 @@ box_get_tuning ()
 bool
 box_fused_serves (const BoxPlane &p)
 {
-  /* the kernel's row offsets are 32-bit */
-  return !p.sat && sat_tiled_serves (p.src) &&
+  /* the kernel's row offsets are 32-bit; it reads step-1 rows */
+  return !p.sat && sat_tiled_serves (p.src) && p.src.step == 1 &&
       p.src.width <= kBoxFusedMaxWidth && (uintptr_t) p.src.data % 4 == 0 &&
       p.src.pitch % 4 == 0 && p.src.height > 0 &&
       (uint64_t) (p.src.height - 1) * p.src.pitch + (uint64_t) p.src.width <=

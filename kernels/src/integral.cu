@@ -1228,6 +1228,24 @@ tiled_load (const uint8_t *s, uint64_t pol)
 #endif
 }
 
+/* Step 2 (a channel of two interleaved, NV12's U or V): the 4 samples of
+ * the aligned 8 bytes at s, the even bytes (par 0) or the odd ones (par 1);
+ * pol as tiled_load. */
+__device__ __forceinline__ uint32_t
+tiled_load2 (const uint8_t *s, int par, uint64_t pol)
+{
+  uint32_t a, b;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile ("ld.global.nc.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;"
+      : "=r" (a), "=r" (b) : "l" (s), "l" (pol));
+#else
+  const uint2 v = __ldg (reinterpret_cast<const uint2 *> (s));
+  a = v.x;
+  b = v.y;
+#endif
+  return __byte_perm (a, b, par ? 0x7531 : 0x6420);
+}
+
 /* The 4 samples of row y from column x (a multiple of 4), zeros outside;
  * pol from tiled_input_policy. */
 __device__ __forceinline__ uint32_t
@@ -1235,14 +1253,15 @@ tiled_word (const detail::SatTiles &p, int y, int x, uint64_t pol)
 {
   if (y >= p.height || x >= p.width)
     return 0;
-  const uint8_t *s = p.src + (size_t) y * p.src_pitch + x;
+  const uint8_t *s = p.src + (size_t) y * p.src_pitch + (size_t) x * p.step;
   if (p.aligned_in && x + 4 <= p.width)
-    return tiled_load (s, pol);
+    return p.step == 1 ? tiled_load (s, pol) : tiled_load2 (s - p.par, p.par,
+        pol);
   uint32_t w = 0;
 #pragma unroll
   for (int k = 0; k < 4; k++)
     if (x + k < p.width)
-      w |= (uint32_t) __ldg (s + k) << (8 * k);
+      w |= (uint32_t) __ldg (s + k * p.step) << (8 * k);
   return w;
 }
 
@@ -1358,10 +1377,17 @@ tile_rows (const detail::SatTiles &p, int top, int x, uint64_t pol,
     uint32_t (&w)[TH])
 {
   if (p.aligned_in && top + TH <= p.height && x + 4 <= p.width) {
-    const uint8_t *s = p.src + (size_t) top * p.src_pitch + x;
+    const uint8_t *s = p.src + (size_t) top * p.src_pitch + (size_t) x *
+        p.step;
+    if (p.step == 1) {
 #pragma unroll
-    for (int r = 0; r < TH; r++)
-      w[r] = tiled_load (s + (size_t) r * p.src_pitch, pol);
+      for (int r = 0; r < TH; r++)
+        w[r] = tiled_load (s + (size_t) r * p.src_pitch, pol);
+    } else {
+#pragma unroll
+      for (int r = 0; r < TH; r++)
+        w[r] = tiled_load2 (s + (size_t) r * p.src_pitch - p.par, p.par, pol);
+    }
   } else {
 #pragma unroll
     for (int r = 0; r < TH; r++)
@@ -2207,7 +2233,13 @@ tiled_tables_of (const ImageView &src, uint8_t *ws, const TiledLayout &l,
   t.src_pitch = src.pitch;
   t.width = src.width;
   t.height = src.height;
-  t.aligned_in = (uintptr_t) src.data % 4 == 0 && src.pitch % 4 == 0;
+  t.step = src.step;
+  /* step 2: rows read as aligned 8-byte pairs of samples, this channel's
+   * the even or the odd bytes */
+  t.par = src.step == 2 ? (int) ((uintptr_t) src.data & 1) : 0;
+  t.aligned_in = src.step == 1 ? (uintptr_t) src.data % 4 == 0 &&
+      src.pitch % 4 == 0 : ((uintptr_t) src.data - t.par) % 8 == 0 &&
+      src.pitch % 8 == 0;
   t.th = th;
   t.ntx = l.ntx;
   t.nty = l.nty;

@@ -288,7 +288,7 @@ GST_START_TEST (test_ref_u32_wraps)
 GST_END_TEST;
 
 /* Which algorithm a request runs (host code, no GPU): tiled serves 8-bit
- * step-1 samples, no squares, 16-byte aligned destinations, sides up to
+ * samples of step 1 or 2, no squares, 16-byte aligned destinations, sides up to
  * kSatTiledMaxSide; everything else it is asked for runs multi_pass, as do
  * 16-bit requests for single_pass; automatic is integral_pick's choice. */
 GST_START_TEST (test_resolve)
@@ -338,6 +338,11 @@ GST_START_TEST (test_resolve)
   d.sqsum = nullptr;
   v.step = 4;
   fail_unless (r (A::tiled) == A::multi_pass);
+  v.step = 3;
+  fail_unless (r (A::tiled) == A::multi_pass);
+  v.step = 2;                   /* a channel of two interleaved (NV12 UV) */
+  fail_unless (r (A::tiled) == A::tiled);
+  fail_unless (cip::detail::sat_tiled_serves (v));
   v.step = 1;
   v.width = cip::detail::kSatTiledMaxSide + 1;
   fail_unless (r (A::tiled) == A::multi_pass);
@@ -1252,6 +1257,48 @@ GST_START_TEST (test_gpu_tiled)
         }
       one (3840, sm ? 40 : 300, Content::natural, PitchMode::aligned256, vs[0]);
     }
+  /* step 2, both channels of two interleaved (NV12's U and V): rows read
+   * as aligned 8-byte pairs (pitch a multiple of 8) or byte by byte (pitch
+   * 2w + 13, and the channels of a plane starting one byte in), grouped and
+   * in three launches, both tile heights, the L2 policy on and off */
+  struct Step2 { int th, ug, l2; };
+  for (const Step2 &c : { Step2 { 16, 0, 0 }, Step2 { 16, 1, 2 },
+          Step2 { 32, 0, 1 }, Step2 { 32, 0, 2 } }) {
+    set_rows (saved, cip::SatAlgorithm::tiled, c.th, 0, c.ug, c.l2);
+    for (int w : { 1, 3, 5, 129, 641, 1920 })
+      for (int h : { 1, c.th + 1, 257 }) {
+        if ((sm && w * h > 40000) || (w == 1920 && h != 257))
+          continue;
+        for (int pad : { 0, 13, 8 })
+          for (int ch : { 0, 1 })
+            for (const Variant &v : vs) {
+              if (pad == 8 && (v.type != cip::SatType::u32 || w > 641))
+                continue;
+              const size_t padb = pad == 8 ? (8 - (2 * w) % 8) % 8 + 8 :
+                  (size_t) pad;
+              HostImage img = make_image (w, h, ch ? Content::natural :
+                  Content::random, 29 + salt++, 2, padb);
+              const size_t es = v.type == cip::SatType::u32 ? 4 : 8;
+              RefResult want (w, h, v, dst_pitch (w, es,
+                      PitchMode::aligned256), 8);
+              const std::string what = "gpu tiled step 2 ch " +
+                  std::to_string (ch) + " pitch " + std::to_string (img.pitch)
+                  + " " + case_name (w, h, Content::random, all_chans[0],
+                  PitchMode::aligned256, v);
+              const cip::ImageView hv = img.view (ch);
+              if (run_ref (hv, v, want) != cip::Status::ok ||
+                  resolved (cip::SatAlgorithm::tiled, hv, v, want) !=
+                  cip::SatAlgorithm::tiled) {
+                fprintf (stderr, "FAIL %s: no reference, or tiled does not "
+                    "serve it\n", what.c_str ());
+                failures++;
+              } else if (!gpu_case (img, ch, v, cip::SatAlgorithm::tiled, want,
+                      what)) {
+                failures++;
+              }
+            }
+      }
+  }
   cip::detail::sat_set_tuning (saved);
   if (!sm)
     for (const Variant &v : vs)

@@ -34,7 +34,8 @@ enum class SatType { u32, u64 };
  * sums, their scans, then the tiles' SATs (2R1W, three launches; two up to
  * 4096 columns with 16-row tiles, where the first pass scans groups of
  * tiles and the last sums the groups); 8-bit
- * samples with step 1, no squared SAT, a destination of 16-byte aligned
+ * samples with step 1, or 2 (a channel of two interleaved, as NV12's U and
+ * V), no squared SAT, a destination of 16-byte aligned
  * address and pitch, sides up to 16384 (other requests for it run
  * multi_pass). Where the plane takes at most 3/2 of the device's L2
  * (sm_80 on), its first pass reads it with an evict_last L2 policy and its
