@@ -1137,9 +1137,10 @@ sat_output (const SatParams p)
 
 /* ---------------------------------------------------------------- tiled */
 
-/* tiled (8-bit samples, step 1, no squares, 16-byte aligned destination):
- * the image is cut into tiles of kTW x TH (TH 16 or 32), one warp each, lane
- * l owning the tile's columns [4l, 4l+4) (one 4-byte word of every row).
+/* tiled (8-bit samples, step 1 or 2, no squares, 16-byte aligned
+ * destination): the image is cut into tiles of kTW x TH (TH 16 or 32), one
+ * warp each, lane l owning the tile's columns [4l, 4l+4) (one 4-byte word of
+ * every row; step 2: the channel's bytes of an aligned 8-byte pair).
  * For the tile at (left, top) and a pixel (x, y) in it, the inclusive sum is
  *   S(x, y) = corner + above(x) + left(y) + local(x, y)
  *   corner   = sum over [0, left) x [0, top)
@@ -1246,6 +1247,16 @@ tiled_load2 (const uint8_t *s, int par, uint64_t pol)
   return __byte_perm (a, b, par ? 0x7531 : 0x6420);
 }
 
+/* Step 2: whether the 8-byte pair of row y's samples x .. x + 3 lies in the
+ * view. The first channel's last pair ends one byte past its last sample
+ * (the other channel's, there in an NV12 UV plane but not promised by the
+ * view): the last row's last pair is read byte by byte. */
+__device__ __forceinline__ bool
+pair_in (const detail::SatTiles &p, int y, int x)
+{
+  return p.par != 0 || x + 4 < p.width || y + 1 < p.height;
+}
+
 /* The 4 samples of row y from column x (a multiple of 4), zeros outside;
  * pol from tiled_input_policy. */
 __device__ __forceinline__ uint32_t
@@ -1254,7 +1265,7 @@ tiled_word (const detail::SatTiles &p, int y, int x, uint64_t pol)
   if (y >= p.height || x >= p.width)
     return 0;
   const uint8_t *s = p.src + (size_t) y * p.src_pitch + (size_t) x * p.step;
-  if (p.aligned_in && x + 4 <= p.width)
+  if (p.aligned_in && x + 4 <= p.width && (p.step == 1 || pair_in (p, y, x)))
     return p.step == 1 ? tiled_load (s, pol) : tiled_load2 (s - p.par, p.par,
         pol);
   uint32_t w = 0;
@@ -1376,7 +1387,8 @@ __device__ __forceinline__ void
 tile_rows (const detail::SatTiles &p, int top, int x, uint64_t pol,
     uint32_t (&w)[TH])
 {
-  if (p.aligned_in && top + TH <= p.height && x + 4 <= p.width) {
+  if (p.aligned_in && top + TH <= p.height && x + 4 <= p.width &&
+      (p.step == 1 || pair_in (p, top + TH - 1, x))) {
     const uint8_t *s = p.src + (size_t) top * p.src_pitch + (size_t) x *
         p.step;
     if (p.step == 1) {

@@ -343,6 +343,8 @@ GST_START_TEST (test_resolve)
   v.step = 2;                   /* a channel of two interleaved (NV12 UV) */
   fail_unless (r (A::tiled) == A::tiled);
   fail_unless (cip::detail::sat_tiled_serves (v));
+  v.step = 0;                   /* not a valid view: never served */
+  fail_unless (!cip::detail::sat_tiled_serves (v));
   v.step = 1;
   v.width = cip::detail::kSatTiledMaxSide + 1;
   fail_unless (r (A::tiled) == A::multi_pass);
@@ -1257,22 +1259,23 @@ GST_START_TEST (test_gpu_tiled)
         }
       one (3840, sm ? 40 : 300, Content::natural, PitchMode::aligned256, vs[0]);
     }
-  /* step 2, both channels of two interleaved (NV12's U and V): rows read
-   * as aligned 8-byte pairs (pitch a multiple of 8) or byte by byte (pitch
-   * 2w + 13, and the channels of a plane starting one byte in), grouped and
-   * in three launches, both tile heights, the L2 policy on and off */
+  /* step 2, both channels of two interleaved (NV12's U and V; V starts one
+   * byte into the plane): rows read as aligned 8-byte pairs (pitch a
+   * multiple of 8; the first channel's last pair of the last row byte by
+   * byte) or byte by byte (pitch 2w + 13), grouped and in three launches,
+   * both tile heights, the L2 policy on and off */
   struct Step2 { int th, ug, l2; };
   for (const Step2 &c : { Step2 { 16, 0, 0 }, Step2 { 16, 1, 2 },
           Step2 { 32, 0, 1 }, Step2 { 32, 0, 2 } }) {
     set_rows (saved, cip::SatAlgorithm::tiled, c.th, 0, c.ug, c.l2);
-    for (int w : { 1, 3, 5, 129, 641, 1920 })
-      for (int h : { 1, c.th + 1, 257 }) {
+    for (int w : { 1, 3, 5, 129, 641, 644, 1920 })
+      for (int h : { 1, c.th + 1, 2 * c.th, 257 }) {
         if ((sm && w * h > 40000) || (w == 1920 && h != 257))
           continue;
         for (int pad : { 0, 13, 8 })
           for (int ch : { 0, 1 })
             for (const Variant &v : vs) {
-              if (pad == 8 && (v.type != cip::SatType::u32 || w > 641))
+              if (pad == 8 && (v.type != cip::SatType::u32 || w > 644))
                 continue;
               const size_t padb = pad == 8 ? (8 - (2 * w) % 8) % 8 + 8 :
                   (size_t) pad;
