@@ -1171,22 +1171,27 @@ GST_START_TEST (test_gpu_tiled)
   ensure_workspace ();
   int failures = 0, salt = 0;
   const Variant vs[] = { {cip::SatType::u32, false}, {cip::SatType::u64, false} };
-  /* counts failures rather than asserting, so that the tuning is restored */
-  auto one = [&] (int w, int h, Content c, PitchMode pm, const Variant &v) {
-    HostImage img = make_image (w, h, c, 11 + salt++, 1, src_pad (w, 1, pm));
+  /* channel ch of img through tiled (which must serve it) against the
+   * reference; counts failures rather than asserting, so that the tuning
+   * is restored */
+  auto check = [&] (const HostImage &img, int ch, const Variant &v,
+      const std::string &what) {
+    const int w = img.width, h = img.height;
     const size_t es = v.type == cip::SatType::u32 ? 4 : 8;
     RefResult want (w, h, v, dst_pitch (w, es, PitchMode::aligned256), 8);
-    const std::string what = "gpu tiled " + case_name (w, h, c, all_chans[0],
-        pm, v);
-    if (run_ref (img.view (), v, want) != cip::Status::ok ||
-        resolved (cip::SatAlgorithm::tiled, img.view (), v, want) !=
+    if (run_ref (img.view (ch), v, want) != cip::Status::ok ||
+        resolved (cip::SatAlgorithm::tiled, img.view (ch), v, want) !=
         cip::SatAlgorithm::tiled) {
       fprintf (stderr, "FAIL %s: no reference, or tiled does not serve it\n",
           what.c_str ());
       failures++;
-    } else if (!gpu_case (img, 0, v, cip::SatAlgorithm::tiled, want, what)) {
+    } else if (!gpu_case (img, ch, v, cip::SatAlgorithm::tiled, want, what)) {
       failures++;
     }
+  };
+  auto one = [&] (int w, int h, Content c, PitchMode pm, const Variant &v) {
+    check (make_image (w, h, c, 11 + salt++, 1, src_pad (w, 1, pm)), 0, v,
+        "gpu tiled " + case_name (w, h, c, all_chans[0], pm, v));
   };
   for (int th : { 16, 32 })
     for (int plain : { 0, 1 }) {
@@ -1279,26 +1284,11 @@ GST_START_TEST (test_gpu_tiled)
                 continue;
               const size_t padb = pad == 8 ? (8 - (2 * w) % 8) % 8 + 8 :
                   (size_t) pad;
-              HostImage img = make_image (w, h, ch ? Content::natural :
-                  Content::random, 29 + salt++, 2, padb);
-              const size_t es = v.type == cip::SatType::u32 ? 4 : 8;
-              RefResult want (w, h, v, dst_pitch (w, es,
-                      PitchMode::aligned256), 8);
-              const std::string what = "gpu tiled step 2 ch " +
-                  std::to_string (ch) + " pitch " + std::to_string (img.pitch)
-                  + " " + case_name (w, h, Content::random, all_chans[0],
-                  PitchMode::aligned256, v);
-              const cip::ImageView hv = img.view (ch);
-              if (run_ref (hv, v, want) != cip::Status::ok ||
-                  resolved (cip::SatAlgorithm::tiled, hv, v, want) !=
-                  cip::SatAlgorithm::tiled) {
-                fprintf (stderr, "FAIL %s: no reference, or tiled does not "
-                    "serve it\n", what.c_str ());
-                failures++;
-              } else if (!gpu_case (img, ch, v, cip::SatAlgorithm::tiled, want,
-                      what)) {
-                failures++;
-              }
+              const Content cn = ch ? Content::natural : Content::random;
+              const HostImage img = make_image (w, h, cn, 29 + salt++, 2, padb);
+              check (img, ch, v, "gpu tiled pitch " + std::to_string (img.pitch)
+                  + " " + case_name (w, h, cn, Chan { 2, ch },
+                      PitchMode::aligned256, v));
             }
       }
   }
