@@ -17,7 +17,9 @@
  * clipped-window mean; radii up to --npp-max-radius, default 100: a 1001x1001
  * mask takes seconds a call), and nv12 (automatic on a whole NV12 frame: the
  * Y plane and the two channels of the UV plane at the halved radius, the one
- * call cudaboxfilter makes on such a frame with its default planes=all). After each radius a "fastest" line names the
+ * call cudaboxfilter makes on such a frame with its default planes=all), and
+ * rgba (the call it makes on an RGBA frame: R, G and B at r, A copied; the
+ * notes name each plane's algorithm). After each radius a "fastest" line names the
  * quickest of direct, sliding, sat and fused by b2b time (what automatic should
  * pick without a table; boxfilter_pick's limits are in
  * kernels/host/boxfilter_host.cpp). Radii default to 1,3,7,15,31,100,500. Every
@@ -142,7 +144,7 @@ struct Output {
 template <typename Run>
 Result
 checked (const std::string &what, const char *variant,
-    std::initializer_list<Output> outs, Run run, cudaStream_t stream, int runs)
+    const std::vector<Output> &outs, Run run, cudaStream_t stream, int runs)
 {
   for (const Output &o : outs)
     BENCH_CHECK (cudaMemsetAsync (o.dev, 0xA5, o.pitch * o.h, stream));
@@ -169,75 +171,139 @@ checked (const std::string &what, const char *variant,
     bench::b2b_ms (stream, run, runs), ok };
 }
 
-/* "nv12": the call cudaboxfilter makes on a w x h NV12 frame (planes=all):
- * the Y plane (y_host / d_y, into d_ydst) at r and the U and V channels of
- * a UV plane (h / 2 rows of w / 2 pairs) at (r + 1) / 2, both borders,
- * checked against the CPU reference before it is timed. */
-template <typename Report>
+/* One buffer of a whole frame: host bytes (the reference's input), and
+ * the device copy and output the call runs on. */
+struct FrameBuf {
+  const char *name;
+  std::vector<uint8_t> host;
+  size_t pitch;
+  int wbytes, rows;
+  uint8_t *d_src = nullptr, *d_dst = nullptr;
+};
+
+/* The call cudaboxfilter makes on a whole frame, row `variant`: planes (src,
+ * dst, r, p) fills the frame's n planes p[] over the buffers' sources src[]
+ * and outputs dst[] (host copies for the reference, device buffers for the
+ * call) at radius r; both borders, every radius, checked against the CPU
+ * reference before it is timed. */
+template <typename Planes, typename Report>
 void
-nv12_frame (int w, int h, const std::vector<uint8_t> &y_host, const uint8_t *d_y,
-    uint8_t *d_ydst, size_t pitch, const std::vector<int> &radii,
+frame_call (const char *variant, int w, int h, std::vector<FrameBuf> &bufs,
+    int n, Planes planes, const std::vector<int> &radii,
     const bench::Args &args, cudaStream_t stream, Report report)
 {
-  const int cw = w / 2, ch = h / 2;
-  const size_t uv_bytes = pitch * ch;
-  /* different content from luma: the frame's rows from the middle down */
-  std::vector<uint8_t> uv_host (y_host.begin () + pitch * (h / 4),
-      y_host.begin () + pitch * (h / 4) + uv_bytes);
-  uint8_t *d_uv, *d_uvdst;
-  BENCH_CHECK (cudaMalloc (&d_uv, uv_bytes));
-  BENCH_CHECK (cudaMalloc (&d_uvdst, uv_bytes));
-  BENCH_CHECK (cudaMemcpy (d_uv, uv_host.data (), uv_bytes, cudaMemcpyHostToDevice));
-  /* planes over y / ydst and uv / uvdst (host or device pointers) */
-  auto frame = [&] (const uint8_t *y, uint8_t *ydst, const uint8_t *uv,
-      uint8_t *uvdst, int r, cip::BoxPlane *p) {
-    p[0] = cip::BoxPlane ();
-    p[0].src = cip::ImageView { y, pitch, w, h, 1 };
-    p[0].dst = ydst;
-    p[0].dst_pitch = pitch;
-    p[0].rx = p[0].ry = r;
-    for (int c = 0; c < 2; c++) {
-      p[1 + c] = cip::BoxPlane ();
-      p[1 + c].src = cip::ImageView { uv + c, pitch, cw, ch, 2 };
-      p[1 + c].dst = uvdst + c;
-      p[1 + c].dst_pitch = pitch;
-      p[1 + c].dst_step = 2;
-      p[1 + c].rx = p[1 + c].ry = (r + 1) / 2;
-    }
-  };
-  cip::BoxPlane planes[3];
-  frame (d_y, d_ydst, d_uv, d_uvdst, 1, planes);
-  const size_t ws_bytes = cip::boxfilter_workspace_bytes (planes, 3);
+  const size_t nb = bufs.size ();
+  std::vector<const uint8_t *> src (nb), hsrc (nb);
+  std::vector<uint8_t *> dst (nb), hdst (nb);
+  std::vector<std::vector<uint8_t>> want (nb);
+  for (size_t i = 0; i < nb; i++) {
+    FrameBuf &b = bufs[i];
+    const size_t bytes = b.pitch * b.rows;
+    BENCH_CHECK (cudaMalloc (&b.d_src, bytes));
+    BENCH_CHECK (cudaMalloc (&b.d_dst, bytes));
+    BENCH_CHECK (cudaMemcpy (b.d_src, b.host.data (), bytes, cudaMemcpyHostToDevice));
+    src[i] = b.d_src;
+    dst[i] = b.d_dst;
+    hsrc[i] = b.host.data ();
+  }
+  std::vector<cip::BoxPlane> p (n), hp (n);
+  planes (src.data (), dst.data (), 1, p.data ());
+  const size_t ws_bytes = cip::boxfilter_workspace_bytes (p.data (), n);
   void *d_ws;
   BENCH_CHECK (cudaMalloc (&d_ws, ws_bytes));
   check_status (cip::boxfilter_workspace_init (d_ws, ws_bytes, stream), "init");
   for (cip::BoxBorder border : { cip::BoxBorder::clip, cip::BoxBorder::replicate }) {
     for (int r : radii) {
-      std::vector<uint8_t> want_y (pitch * h, 0), want_uv (uv_bytes, 0);
-      cip::BoxPlane hp[3];
-      frame (y_host.data (), want_y.data (), uv_host.data (), want_uv.data (), r, hp);
-      check_status (cip::ref::boxfilter (hp, 3, border), "ref");
-      frame (d_y, d_ydst, d_uv, d_uvdst, r, planes);
+      std::vector<Output> outs;
+      for (size_t i = 0; i < nb; i++) {
+        want[i].assign (bufs[i].pitch * bufs[i].rows, 0);
+        hdst[i] = want[i].data ();
+        outs.push_back (Output { bufs[i].name, bufs[i].d_dst, &want[i],
+              bufs[i].pitch, bufs[i].wbytes, bufs[i].rows });
+      }
+      planes (hsrc.data (), hdst.data (), r, hp.data ());
+      check_status (cip::ref::boxfilter (hp.data (), n, border), "ref");
+      planes (src.data (), dst.data (), r, p.data ());
       auto run = [&] (cudaStream_t s) {
-        check_status (cip::boxfilter (planes, 3, border, d_ws, ws_bytes, s),
+        check_status (cip::boxfilter (p.data (), n, border, d_ws, ws_bytes, s),
             "boxfilter");
       };
       char what[64];
       snprintf (what, sizeof (what), "%dx%d %s r=%d", w, h,
           cip::box_border_name (border), r);
-      const Result res = checked (what, "nv12", {
-          Output { "Y", d_ydst, &want_y, pitch, w, h },
-          Output { "UV", d_uvdst, &want_uv, pitch, 2 * cw, ch } },
-          run, stream, args.runs);
-      const std::string notes = std::string ("Y ") +
-          cip::box_algorithm_name (cip::boxfilter_pick (planes[0], border)) +
-          ", UV " + cip::box_algorithm_name (cip::boxfilter_pick (planes[1], border));
+      const Result res = checked (what, variant, outs, run, stream, args.runs);
+      std::string notes;
+      for (int i = 0; i < n; i++)
+        notes += std::string (i ? ", " : "") + cip::box_algorithm_name (
+            cip::detail::box_resolve (p[i], cip::BoxAlgorithm::automatic, border));
       report (cip::box_border_name (border), r, res, notes);
     }
   }
-  cudaFree (d_uv);
-  cudaFree (d_uvdst);
+  for (FrameBuf &b : bufs) {
+    cudaFree (b.d_src);
+    cudaFree (b.d_dst);
+  }
   cudaFree (d_ws);
+}
+
+/* "nv12": the call cudaboxfilter makes on a w x h NV12 frame (planes=all):
+ * the Y plane (y_host) at r and the U and V channels of a UV plane (h / 2
+ * rows of w / 2 pairs) at (r + 1) / 2. */
+template <typename Report>
+void
+nv12_frame (int w, int h, const std::vector<uint8_t> &y_host, size_t pitch,
+    const std::vector<int> &radii, const bench::Args &args,
+    cudaStream_t stream, Report report)
+{
+  const int cw = w / 2, ch = h / 2;
+  /* different content from luma: the frame's rows from the middle down */
+  std::vector<FrameBuf> bufs (2);
+  bufs[0] = FrameBuf { "Y", y_host, pitch, w, h };
+  bufs[1] = FrameBuf { "UV", std::vector<uint8_t> (y_host.begin () + pitch * (h / 4),
+        y_host.begin () + pitch * (h / 4) + pitch * ch), pitch, 2 * cw, ch };
+  frame_call ("nv12", w, h, bufs, 3, [&] (const uint8_t *const *src,
+          uint8_t *const *dst, int r, cip::BoxPlane *p) {
+        p[0] = cip::BoxPlane ();
+        p[0].src = cip::ImageView { src[0], pitch, w, h, 1 };
+        p[0].dst = dst[0];
+        p[0].dst_pitch = pitch;
+        p[0].rx = p[0].ry = r;
+        for (int c = 0; c < 2; c++) {
+          p[1 + c] = cip::BoxPlane ();
+          p[1 + c].src = cip::ImageView { src[1] + c, pitch, cw, ch, 2 };
+          p[1 + c].dst = dst[1] + c;
+          p[1 + c].dst_pitch = pitch;
+          p[1 + c].dst_step = 2;
+          p[1 + c].rx = p[1 + c].ry = (r + 1) / 2;
+        }
+      }, radii, args, stream, report);
+}
+
+/* "rgba": the call cudaboxfilter makes on a w x h RGBA frame (the default
+ * planes): R, G and B, step-4 channels, at r, and A copied (radius 0). The
+ * frame's bytes are the luma plane's rows, four a frame row. */
+template <typename Report>
+void
+rgba_frame (int w, int h, const std::vector<uint8_t> &y_host, size_t pitch,
+    const std::vector<int> &radii, const bench::Args &args,
+    cudaStream_t stream, Report report)
+{
+  const size_t rp = 4 * (size_t) w;
+  std::vector<FrameBuf> bufs (1);
+  bufs[0] = FrameBuf { "RGBA", std::vector<uint8_t> (rp * h), rp, 4 * w, h };
+  for (size_t i = 0; i < rp * h; i++)
+    bufs[0].host[i] = y_host[(i / w) % h * pitch + i % w];
+  frame_call ("rgba", w, h, bufs, 4, [&] (const uint8_t *const *src,
+          uint8_t *const *dst, int r, cip::BoxPlane *p) {
+        for (int c = 0; c < 4; c++) {
+          p[c] = cip::BoxPlane ();
+          p[c].src = cip::ImageView { src[0] + c, rp, w, h, 4 };
+          p[c].dst = dst[0] + c;
+          p[c].dst_pitch = rp;
+          p[c].dst_step = 4;
+          p[c].rx = p[c].ry = c < 3 ? r : 0;
+        }
+      }, radii, args, stream, report);
 }
 
 }  // namespace
@@ -474,7 +540,8 @@ main (int argc, char **argv)
 #endif
       }
     }
-    nv12_frame (sz.w, sz.h, host, d_src, d_dst, pitch, radii, args, stream, report);
+    nv12_frame (sz.w, sz.h, host, pitch, radii, args, stream, report);
+    rgba_frame (sz.w, sz.h, host, pitch, radii, args, stream, report);
     cudaFree (d_src);
     cudaFree (d_dst);
     cudaFree (d_ws);
