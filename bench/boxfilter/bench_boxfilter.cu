@@ -206,6 +206,9 @@ frame_call (const char *variant, int w, int h, std::vector<FrameBuf> &bufs,
     dst[i] = b.d_dst;
     hsrc[i] = b.host.data ();
   }
+  /* a copy from pageable memory may return before its DMA is done, and the
+   * calls run on a non-blocking stream */
+  BENCH_CHECK (cudaDeviceSynchronize ());
   std::vector<cip::BoxPlane> p (n), hp (n);
   planes (src.data (), dst.data (), 1, p.data ());
   const size_t ws_bytes = cip::boxfilter_workspace_bytes (p.data (), n);
@@ -232,10 +235,13 @@ frame_call (const char *variant, int w, int h, std::vector<FrameBuf> &bufs,
       snprintf (what, sizeof (what), "%dx%d %s r=%d", w, h,
           cip::box_border_name (border), r);
       const Result res = checked (what, variant, outs, run, stream, args.runs);
+      /* what boxfilter() runs for each plane of the call */
+      std::vector<cip::BoxAlgorithm> algs (n);
+      cip::detail::box_resolve_call (p.data (), n, cip::BoxAlgorithm::automatic,
+          algs.data (), border);
       std::string notes;
       for (int i = 0; i < n; i++)
-        notes += std::string (i ? ", " : "") + cip::box_algorithm_name (
-            cip::detail::box_resolve (p[i], cip::BoxAlgorithm::automatic, border));
+        notes += std::string (i ? ", " : "") + cip::box_algorithm_name (algs[i]);
       report (cip::box_border_name (border), r, res, notes);
     }
   }
