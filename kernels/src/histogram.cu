@@ -330,20 +330,38 @@ load_chunk (uintptr_t a, uintptr_t lo, uintptr_t hi, uint32_t (&w)[4],
   }
 }
 
+/* Where item `item` of group g lies: its row's bytes [lo, hi), and the
+ * (16-byte aligned) address of lane `lane`'s chunk j of it, chunk (j). One
+ * geometry for the loads (vec_load_item) and the prefetch
+ * (vec_prefetch_item). */
+struct ItemChunks {
+  uintptr_t lo, hi, a0;
+  uint32_t k;
+  int lane;
+  __device__ ItemChunks (const Group &g, uint32_t item, int l)
+  {
+    const uint32_t row = item / g.items_per_row;
+    k = item - row * g.items_per_row;
+    lo = (uintptr_t) g.base + (size_t) row * g.pitch;
+    hi = lo + g.span;
+    a0 = lo & ~(uintptr_t) 15;
+    lane = l;
+  }
+  __device__ uintptr_t chunk (int j) const
+  {
+    return a0 + 16 * ((size_t) k * kChunksPerItem + (size_t) (j * 32 + lane));
+  }
+};
+
 /* The kVecs chunks of lane `lane` in item `item` of group g. */
 __device__ __forceinline__ void
 vec_load_item (const Group &g, uint32_t item, int lane, uint32_t (&w)[kVecs][4],
     uint32_t (&m)[kVecs])
 {
-  const uint32_t row = item / g.items_per_row;
-  const uint32_t k = item - row * g.items_per_row;
-  const uintptr_t lo = (uintptr_t) g.base + (size_t) row * g.pitch;
-  const uintptr_t hi = lo + g.span;
-  const uintptr_t a0 = lo & ~(uintptr_t) 15;
+  const ItemChunks it (g, item, lane);
 #pragma unroll
   for (int j = 0; j < kVecs; j++)
-    load_chunk<1> (a0 + 16 * ((size_t) k * kChunksPerItem + (size_t) (j * 32 + lane)),
-        lo, hi, w[j], m[j]);
+    load_chunk<1> (it.chunk (j), it.lo, it.hi, w[j], m[j]);
 }
 
 /* Asks L2 for the whole chunks of vec_load_item (g, item, lane), and
@@ -356,15 +374,11 @@ vec_load_item (const Group &g, uint32_t item, int lane, uint32_t (&w)[kVecs][4],
 __device__ __forceinline__ void
 vec_prefetch_item (const Group &g, uint32_t item, int lane)
 {
-  const uint32_t row = item / g.items_per_row;
-  const uint32_t k = item - row * g.items_per_row;
-  const uintptr_t lo = (uintptr_t) g.base + (size_t) row * g.pitch;
-  const uintptr_t hi = lo + g.span;
-  const uintptr_t a0 = lo & ~(uintptr_t) 15;
+  const ItemChunks it (g, item, lane);
 #pragma unroll
   for (int j = 0; j < kVecs; j++) {
-    const uintptr_t a = a0 + 16 * ((size_t) k * kChunksPerItem + (size_t) (j * 32 + lane));
-    if (a >= lo && a + 16 <= hi)
+    const uintptr_t a = it.chunk (j);
+    if (a >= it.lo && a + 16 <= it.hi)
       asm volatile ("prefetch.global.L2 [%0];" : : "l" (a));
   }
 }
