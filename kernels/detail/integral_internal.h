@@ -23,7 +23,7 @@ constexpr int kSatTiledMaxSide = 16384;
 
 /* The algorithm integral() runs for this request: automatic resolved by
  * integral_pick, and requests an algorithm does not serve (single_pass on
- * 16-bit samples; tiled on 16-bit samples, a step other than 1 or 2, a squared
+ * 16-bit samples; tiled on 16-bit samples, a step other than 1, 2 or 4, a squared
  * SAT, a destination not 16-byte aligned in address and pitch, or a side
  * above kSatTiledMaxSide) moved to multi_pass. */
 SatAlgorithm sat_resolve (const ImageView &src, SatType type,
@@ -81,11 +81,11 @@ struct SatTiles {
   const uint8_t *src = nullptr;
   size_t src_pitch = 0;
   int width = 0, height = 0;
-  int step = 1;               /* bytes between samples: 1, or 2 (a channel
-                                 of two interleaved, NV12's U or V) */
-  int par = 0;                /* step 2: src's offset in its 2-byte pair */
-  bool aligned_in = false;    /* step 1: src and pitch multiples of 4;
-                                 step 2: src - par and pitch of 8 */
+  int step = 1;               /* bytes between samples: 1, 2 (a channel
+                                 of two interleaved, NV12's U or V) or 4
+                                 (a channel of RGBA and the like) */
+  int par = 0;                /* src's address modulo the step */
+  bool aligned_in = false;    /* src - par and pitch multiples of 4 * step */
   int th = 0;
   int ntx = 0, nty = 0;       /* tiles across, down */
   size_t colp = 0, rowp = 0;  /* elements a row of col[] and of row[] */
@@ -100,7 +100,7 @@ struct SatTiles {
 constexpr int kSatTiledGroupRows = 16;
 constexpr int kSatTiledGroupMaxTx = 32;
 
-/* Whether sat_tiled_tables() serves src: 8-bit samples, step 1 or 2, sides
+/* Whether sat_tiled_tables() serves src: 8-bit samples, step 1, 2 or 4, sides
  * 1 .. kSatTiledMaxSide. */
 bool sat_tiled_serves (const ImageView &src);
 

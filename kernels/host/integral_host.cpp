@@ -57,7 +57,7 @@ sat_resolve (const ImageView &src, SatType type, const SatDest &dst,
   if (algo == SatAlgorithm::single_pass && src.bytes == 2)
     algo = SatAlgorithm::multi_pass;
   if (algo == SatAlgorithm::tiled && !(src.bytes == 1 &&
-          (src.step == 1 || src.step == 2) &&
+          (src.step == 1 || src.step == 2 || src.step == 4) &&
           !dst.sqsum && (uintptr_t) dst.sum % 16 == 0 &&
           dst.sum_pitch % 16 == 0 && src.width <= kSatTiledMaxSide &&
           src.height <= kSatTiledMaxSide))
@@ -68,7 +68,8 @@ sat_resolve (const ImageView &src, SatType type, const SatDest &dst,
 bool
 sat_tiled_serves (const ImageView &src)
 {
-  return src.bytes == 1 && (src.step == 1 || src.step == 2) && src.data &&
+  return src.bytes == 1 && (src.step == 1 || src.step == 2 || src.step == 4) &&
+      src.data &&
       src.width > 0 &&
       src.height > 0 && src.width <= kSatTiledMaxSide &&
       src.height <= kSatTiledMaxSide;

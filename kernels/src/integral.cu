@@ -1137,10 +1137,11 @@ sat_output (const SatParams p)
 
 /* ---------------------------------------------------------------- tiled */
 
-/* tiled (8-bit samples, step 1 or 2, no squares, 16-byte aligned
+/* tiled (8-bit samples, step 1, 2 or 4, no squares, 16-byte aligned
  * destination): the image is cut into tiles of kTW x TH (TH 16 or 32), one
  * warp each, lane l owning the tile's columns [4l, 4l+4) (one 4-byte word of
- * every row; step 2: the channel's bytes of an aligned 8-byte pair).
+ * every row; step 2: the channel's bytes of an aligned 8-byte pair; step 4,
+ * kernels of their own (S4): of an aligned 16-byte group).
  * For the tile at (left, top) and a pixel (x, y) in it, the inclusive sum is
  *   S(x, y) = corner + above(x) + left(y) + local(x, y)
  *   corner   = sum over [0, left) x [0, top)
@@ -1276,6 +1277,54 @@ tiled_word (const detail::SatTiles &p, int y, int x, uint64_t pol)
   return w;
 }
 
+/* Step 4 (a channel of packed 4-byte pixels: RGBA's R, G, B or A): the 4
+ * samples of the aligned 16 bytes at s, byte par of each word; pol as
+ * tiled_load. */
+__device__ __forceinline__ uint32_t
+tiled_load4 (const uint8_t *s, int par, uint64_t pol)
+{
+  uint32_t a, b, c, d;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile ("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+      : "=r" (a), "=r" (b), "=r" (c), "=r" (d) : "l" (s), "l" (pol));
+#else
+  const uint4 v = __ldg (reinterpret_cast<const uint4 *> (s));
+  a = v.x;
+  b = v.y;
+  c = v.z;
+  d = v.w;
+#endif
+  const uint32_t sel = (uint32_t) par | ((uint32_t) (par + 4) << 4);
+  return __byte_perm (__byte_perm (a, b, sel), __byte_perm (c, d, sel), 0x5410);
+}
+
+/* Step 4: whether the aligned 16 bytes of row y's samples x .. x + 3 lie
+ * in the view. They end 3 - par bytes past the last sample (the next
+ * channels' bytes, not promised by the view): the last row's last group of
+ * every channel but the last is read byte by byte (pair_in for step 2). */
+__device__ __forceinline__ bool
+group4_in (const detail::SatTiles &p, int y, int x)
+{
+  return p.par == 3 || x + 4 < p.width || y + 1 < p.height;
+}
+
+/* tiled_word for step 4 (the kernels of S4 only). */
+__device__ __forceinline__ uint32_t
+tiled_word4 (const detail::SatTiles &p, int y, int x, uint64_t pol)
+{
+  if (y >= p.height || x >= p.width)
+    return 0;
+  const uint8_t *s = p.src + (size_t) y * p.src_pitch + (size_t) x * 4;
+  if (p.aligned_in && x + 4 <= p.width && group4_in (p, y, x))
+    return tiled_load4 (s - p.par, p.par, pol);
+  uint32_t w = 0;
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    if (x + k < p.width)
+      w |= (uint32_t) __ldg (s + 4 * k) << (8 * k);
+  return w;
+}
+
 /* One step of the transposing reduction: lanes with bit K set keep the
  * upper K of their first 2K values and send the lower K to the partner
  * lane ^ K, the others the reverse; each adds what it receives. */
@@ -1382,11 +1431,26 @@ tile_row_sums (const uint32_t (&w)[TH], int lane, uint32_t &tot)
 /* A warp's tile (rows top.., the lane's 4 columns from x; zeros outside
  * the plane): inside the plane and aligned, one address and one check for
  * all TH rows rather than per word. */
-template <int TH>
+template <int TH, bool S4>
 __device__ __forceinline__ void
 tile_rows (const detail::SatTiles &p, int top, int x, uint64_t pol,
     uint32_t (&w)[TH])
 {
+  if constexpr (S4) {
+    if (p.aligned_in && top + TH <= p.height && x + 4 <= p.width &&
+        group4_in (p, top + TH - 1, x)) {
+      const uint8_t *s = p.src + (size_t) top * p.src_pitch + (size_t) x * 4 -
+          p.par;
+#pragma unroll
+      for (int r = 0; r < TH; r++)
+        w[r] = tiled_load4 (s + (size_t) r * p.src_pitch, p.par, pol);
+    } else {
+#pragma unroll
+      for (int r = 0; r < TH; r++)
+        w[r] = tiled_word4 (p, top + r, x, pol);
+    }
+    return;
+  }
   if (p.aligned_in && top + TH <= p.height && x + 4 <= p.width &&
       (p.step == 1 || pair_in (p, top + TH - 1, x))) {
     const uint8_t *s = p.src + (size_t) top * p.src_pitch + (size_t) x *
@@ -1408,23 +1472,23 @@ tile_rows (const detail::SatTiles &p, int top, int x, uint64_t pol,
 }
 
 /* The first pass's loads of a tile (tile_rows). */
-template <int TH>
+template <int TH, bool S4>
 __device__ __forceinline__ void
 tile_load (const detail::SatTiles &p, int top, int x, uint32_t (&w)[TH])
 {
-  tile_rows<TH> (p, top, x, tiled_input_policy (p, true), w);
+  tile_rows<TH, S4> (p, top, x, tiled_input_policy (p, true), w);
 }
 
 /* The sums of tile (tx, ty) for the warp of `lane`: writes the row sums
  * (row[tx][top + r], r < TH) and returns the lane's 4 column sums and, in
  * every lane, the tile total. */
-template <int TH>
+template <int TH, bool S4>
 __device__ __forceinline__ uint4
 tiled_tile_sums (const TiledParams &p, int tx, int ty, int lane, uint32_t &tot)
 {
   const int x = tx * kTW + 4 * lane, top = ty * TH;
   uint32_t w[TH];
-  tile_load<TH> (p, top, x, w);
+  tile_load<TH, S4> (p, top, x, w);
   /* column sums first: w dies in the row sums (48 registers, not 63, at
    * TH 32) */
   const uint4 c = tile_col_sums<TH> (w);
@@ -1434,7 +1498,9 @@ tiled_tile_sums (const TiledParams &p, int tx, int ty, int lane, uint32_t &tot)
   return c;
 }
 
-template <int TH>
+/* S4: step-4 sources (kernels of their own, so that the step-4 loads
+ * change nothing in the step-1 and step-2 code: round 28) */
+template <int TH, bool S4>
 __global__ void __launch_bounds__ (32 * kTiledWarps)
 sat_tiled_aggregate (const TiledParams p)
 {
@@ -1447,7 +1513,7 @@ sat_tiled_aggregate (const TiledParams p)
     return;                     /* whole warps */
   const int tx = tile % p.ntx, ty = tile / p.ntx;
   uint32_t t;
-  const uint4 c = tiled_tile_sums<TH> (p, tx, ty, lane, t);
+  const uint4 c = tiled_tile_sums<TH, S4> (p, tx, ty, lane, t);
   __stcg (reinterpret_cast<uint4 *> (p.col + (size_t) ty * p.colp + tx * kTW +
           4 * lane), c);
   if (lane == 0)
@@ -1468,7 +1534,7 @@ sat_tiled_aggregate (const TiledParams p)
  * gcol[g] and gtot[g] the group's. Three blocks an SM (40 registers on
  * sm_90, no spill): UHD's 270 blocks are one wave (two an SM left 6 for a
  * second). */
-template <int TH>
+template <int TH, bool S4>
 __global__ void __launch_bounds__ (32 * kTiledGroup, CIP_TILED_GROUP_MIN_BLOCKS)
 sat_tiled_aggregate_grouped (const TiledParams p)
 {
@@ -1483,7 +1549,7 @@ sat_tiled_aggregate_grouped (const TiledParams p)
   uint4 c = make_uint4 (0, 0, 0, 0);
   uint32_t t = 0;
   if (ty < p.nty)               /* whole warps; the rest add zeros */
-    c = tiled_tile_sums<TH> (p, tx, ty, lane, t);
+    c = tiled_tile_sums<TH, S4> (p, tx, ty, lane, t);
   uint4 e;
   uint32_t et;
   warps_exclusive_scan (cs, ts, warp, lane, c, t, e, et);
@@ -1755,7 +1821,7 @@ sum_rows_left (const uint32_t (&rr)[16], int lane)
  * order; u64 stays there, as the stacked blocks made its UHD table 30%
  * slower (not understood; ncu: twice the stalls on shuffles and shared
  * memory). */
-template <int TH, typename T, bool CS, bool GROUPED>
+template <int TH, typename T, bool CS, bool GROUPED, bool S4>
 __device__ __forceinline__ void
 tiled_output (const TiledParams &p)
 {
@@ -1786,7 +1852,7 @@ tiled_output (const TiledParams &p)
   uint32_t w[TH];
   /* the input is not the scan's result: load it before waiting */
   if (live) {
-    tile_rows<TH> (p, top, x, tiled_input_policy (p, false), w);
+    tile_rows<TH, S4> (p, top, x, tiled_input_policy (p, false), w);
   } else {
 #pragma unroll
     for (int r = 0; r < TH; r++)
@@ -1848,22 +1914,22 @@ tiled_output (const TiledParams &p)
       lane);
 }
 
-template <int TH, typename T, bool CS>
+template <int TH, typename T, bool CS, bool S4>
 __global__ void __launch_bounds__ (32 * kTiledWarps)
 sat_tiled_output (const TiledParams p)
 {
-  tiled_output<TH, T, CS, false> (p);
+  tiled_output<TH, T, CS, false, S4> (p);
 }
 
 static_assert (kTiledStack == kTiledWarps, "one block shape for both orders");
 
 /* 8 blocks an SM (64 registers): UHD's 1,020 blocks (u64: 1,013) are one
  * wave */
-template <typename T, bool CS>
+template <typename T, bool CS, bool S4>
 __global__ void __launch_bounds__ (32 * kTiledWarps, 8)
 sat_tiled_output_grouped (const TiledParams p)
 {
-  tiled_output<16, T, CS, true> (p);
+  tiled_output<16, T, CS, true, S4> (p);
 }
 
 /* ------------------------------------------------------------ host side */
@@ -2178,9 +2244,9 @@ run_type (const SatParams &p, SatType type, bool sq, const detail::SatConfig &cf
  * tiles) take one launch, the grouped first pass; the others two, the tile
  * sums and then their scans. Every launch is PDL, the first one between
  * calls (detail/launch.cuh). */
-template <int TH>
+template <int TH, bool S4>
 Status
-run_tiled_tables (const detail::SatTiles &t, cudaStream_t stream)
+run_tiled_tables_s (const detail::SatTiles &t, cudaStream_t stream)
 {
   TiledParams p;
   static_cast<detail::SatTiles &> (p) = t;
@@ -2188,12 +2254,12 @@ run_tiled_tables (const detail::SatTiles &t, cudaStream_t stream)
   p.sum_pitch = 0;
   if constexpr (TH == 16) {
     if (p.gcol)
-      return launch (sat_tiled_aggregate_grouped<TH>,
+      return launch (sat_tiled_aggregate_grouped<TH, S4>,
           p.ntx * tiled_ngroups (p.nty), 32 * kTiledGroup, 0, stream, p,
           "sat_tiled_aggregate_grouped", detail::between_calls_pdl ());
   }
   const int grid = (p.ntx * p.nty + kTiledWarps - 1) / kTiledWarps;
-  Status st = launch (sat_tiled_aggregate<TH>, grid, 32 * kTiledWarps, 0,
+  Status st = launch (sat_tiled_aggregate<TH, S4>, grid, 32 * kTiledWarps, 0,
       stream, p, "sat_tiled_aggregate", detail::between_calls_pdl ());
   if (st != Status::ok)
     return st;
@@ -2201,24 +2267,41 @@ run_tiled_tables (const detail::SatTiles &t, cudaStream_t stream)
       32 * kTiledScanWarps, 0, stream, p, "sat_tiled_scan", pdl_supported ());
 }
 
-template <int TH, typename T, bool CS>
+/* The tables: step-4 sources through the kernels of S4. */
+template <int TH>
 Status
-run_tiled_kernels (const TiledParams &p, cudaStream_t stream)
+run_tiled_tables (const detail::SatTiles &t, cudaStream_t stream)
+{
+  return t.step == 4 ? run_tiled_tables_s<TH, true> (t, stream) :
+      run_tiled_tables_s<TH, false> (t, stream);
+}
+
+template <int TH, typename T, bool CS, bool S4>
+Status
+run_tiled_kernels_s (const TiledParams &p, cudaStream_t stream)
 {
   const int grid = (p.ntx * p.nty + kTiledWarps - 1) / kTiledWarps;
-  Status st = run_tiled_tables<TH> (p, stream);
+  Status st = run_tiled_tables_s<TH, S4> (p, stream);
   if (st != Status::ok)
     return st;
   if constexpr (TH == 16) {
     /* grouped u32: kTiledStack tiles of one tile column a block */
     if (p.gcol)
-      return launch (sat_tiled_output_grouped<T, CS>, sizeof (T) == 4 ?
+      return launch (sat_tiled_output_grouped<T, CS, S4>, sizeof (T) == 4 ?
           p.ntx * ((p.nty + kTiledStack - 1) / kTiledStack) : grid,
           32 * kTiledWarps, 0, stream, p, "sat_tiled_output_grouped",
           pdl_supported ());
   }
-  return launch (sat_tiled_output<TH, T, CS>, grid, 32 * kTiledWarps, 0,
+  return launch (sat_tiled_output<TH, T, CS, S4>, grid, 32 * kTiledWarps, 0,
       stream, p, "sat_tiled_output", pdl_supported ());
+}
+
+template <int TH, typename T, bool CS>
+Status
+run_tiled_kernels (const TiledParams &p, cudaStream_t stream)
+{
+  return p.step == 4 ? run_tiled_kernels_s<TH, T, CS, true> (p, stream) :
+      run_tiled_kernels_s<TH, T, CS, false> (p, stream);
 }
 
 /* Streaming stores (st.global.cs) leave L2 to the input, which the output
@@ -2246,12 +2329,12 @@ tiled_tables_of (const ImageView &src, uint8_t *ws, const TiledLayout &l,
   t.width = src.width;
   t.height = src.height;
   t.step = src.step;
-  /* step 2: rows read as aligned 8-byte pairs of samples, this channel's
-   * the even or the odd bytes */
-  t.par = src.step == 2 ? (int) ((uintptr_t) src.data & 1) : 0;
-  t.aligned_in = src.step == 1 ? (uintptr_t) src.data % 4 == 0 &&
-      src.pitch % 4 == 0 : ((uintptr_t) src.data - t.par) % 8 == 0 &&
-      src.pitch % 8 == 0;
+  /* steps 2 and 4: rows read as aligned groups of 4 samples (8 or 16
+   * bytes), this channel's the bytes at par modulo the step */
+  t.par = (int) ((uintptr_t) src.data % (uintptr_t) src.step);
+  const size_t group = 4 * (size_t) src.step;
+  t.aligned_in = ((uintptr_t) src.data - t.par) % group == 0 &&
+      src.pitch % group == 0;
   t.th = th;
   t.ntx = l.ntx;
   t.nty = l.nty;

@@ -288,7 +288,7 @@ GST_START_TEST (test_ref_u32_wraps)
 GST_END_TEST;
 
 /* Which algorithm a request runs (host code, no GPU): tiled serves 8-bit
- * samples of step 1 or 2, no squares, 16-byte aligned destinations, sides up to
+ * samples of step 1, 2 or 4, no squares, 16-byte aligned destinations, sides up to
  * kSatTiledMaxSide; everything else it is asked for runs multi_pass, as do
  * 16-bit requests for single_pass; automatic is integral_pick's choice. */
 GST_START_TEST (test_resolve)
@@ -336,10 +336,14 @@ GST_START_TEST (test_resolve)
   d.sqsum_pitch = 320;
   fail_unless (r (A::tiled) == A::multi_pass);
   d.sqsum = nullptr;
-  v.step = 4;
-  fail_unless (r (A::tiled) == A::multi_pass);
   v.step = 3;
   fail_unless (r (A::tiled) == A::multi_pass);
+  fail_unless (!cip::detail::sat_tiled_serves (v));
+  v.step = 8;
+  fail_unless (r (A::tiled) == A::multi_pass);
+  v.step = 4;                   /* a channel of packed 4-byte pixels (RGBA) */
+  fail_unless (r (A::tiled) == A::tiled);
+  fail_unless (cip::detail::sat_tiled_serves (v));
   v.step = 2;                   /* a channel of two interleaved (NV12 UV) */
   fail_unless (r (A::tiled) == A::tiled);
   fail_unless (cip::detail::sat_tiled_serves (v));
@@ -1271,39 +1275,43 @@ GST_START_TEST (test_gpu_tiled)
         }
       one (3840, sm ? 40 : 300, Content::natural, PitchMode::aligned256, vs[0]);
     }
-  /* step 2, both channels of two interleaved (NV12's U and V; V starts one
-   * byte into the plane): rows read as aligned 8-byte pairs (pitch a
-   * multiple of 8; the first channel's last pair of the last row byte by
-   * byte) or byte by byte (pitch 2w + 13), grouped and in three launches,
+  /* steps 2 and 4, every channel of two interleaved (NV12's U and V; V
+   * starts one byte into the plane) or of packed 4-byte pixels (RGBA):
+   * rows read as aligned groups of 4 samples (pitch a multiple of 4 * step;
+   * the last row's last group of every channel but the last byte by byte)
+   * or byte by byte (pitch step * w + 13), grouped and in three launches,
    * both tile heights, the L2 policy on and off */
-  struct Step2 { int th, ug, l2; };
-  for (const Step2 &c : { Step2 { 16, 0, 0 }, Step2 { 16, 1, 2 },
-          Step2 { 32, 0, 1 }, Step2 { 32, 0, 2 } }) {
-    set_rows (saved, cip::SatAlgorithm::tiled, c.th, 0, c.ug, c.l2);
-    for (int w : { 1, 3, 5, 129, 641, 644, 1920 })
-      for (int h : { 1, c.th + 1, 2 * c.th, 257 }) {
-        if ((sm && w * h > 40000) || (w == 1920 && h != 257))
-          continue;
-        for (int pad : { 0, 13, 8 })
-          for (int ch : { 0, 1 })
-            for (const Variant &v : vs) {
-              if (pad == 8 && (v.type != cip::SatType::u32 || w > 644))
-                continue;
-              const size_t padb = pad == 8 ? (8 - (2 * w) % 8) % 8 + 8 :
-                  (size_t) pad;
-              const Content cn = ch ? Content::natural : Content::random;
-              const HostImage img = make_image (w, h, cn, 29 + salt++, 2, padb);
-              const std::string what = "gpu tiled pitch " +
-                  std::to_string (img.pitch) + " " + case_name (w, h, cn,
-                      Chan { 2, ch }, PitchMode::aligned256, v);
-              check (img, ch, v, what);
-              /* U's buffer ending at its last sample: the last pair would
-               * read the V byte after it (memcheck) */
-              if (pad == 8 && ch == 0 && w % 4 == 0)
-                check (img, ch, v, what + " tight", true);
-            }
-      }
-  }
+  struct StepCase { int th, ug, l2; };
+  for (int step : { 2, 4 })
+    for (const StepCase &c : { StepCase { 16, 0, 0 }, StepCase { 16, 1, 2 },
+            StepCase { 32, 0, 1 }, StepCase { 32, 0, 2 } }) {
+      set_rows (saved, cip::SatAlgorithm::tiled, c.th, 0, c.ug, c.l2);
+      for (int w : { 1, 3, 5, 129, 641, 644, 1920 })
+        for (int h : { 1, c.th + 1, 2 * c.th, 257 }) {
+          if ((sm && w * h > 40000) || (w == 1920 && h != 257))
+            continue;
+          for (int pad : { 0, 13, 8 })
+            for (int ch = 0; ch < step; ch++)
+              for (const Variant &v : vs) {
+                if (pad == 8 && (v.type != cip::SatType::u32 || w > 644))
+                  continue;
+                const size_t g = 4 * (size_t) step;
+                const size_t padb = pad == 8 ? (g - (step * w) % g) % g + g :
+                    (size_t) pad;
+                const Content cn = ch % 2 ? Content::natural : Content::random;
+                const HostImage img = make_image (w, h, cn, 29 + salt++, step,
+                    padb);
+                const std::string what = "gpu tiled pitch " +
+                    std::to_string (img.pitch) + " " + case_name (w, h, cn,
+                        Chan { step, ch }, PitchMode::aligned256, v);
+                check (img, ch, v, what);
+                /* a buffer ending at the channel's last sample: its last
+                 * group would read the next channels' bytes (memcheck) */
+                if (pad == 8 && ch < step - 1 && w % 4 == 0)
+                  check (img, ch, v, what + " tight", true);
+              }
+        }
+    }
   cip::detail::sat_set_tuning (saved);
   if (!sm)
     for (const Variant &v : vs)
