@@ -18,8 +18,10 @@
  * mask takes seconds a call), and nv12 (automatic on a whole NV12 frame: the
  * Y plane and the two channels of the UV plane at the halved radius, the one
  * call cudaboxfilter makes on such a frame with its default planes=all), and
- * rgba (the call it makes on an RGBA frame: R, G and B at r, A copied; the
- * notes name each plane's algorithm). After each radius a "fastest" line names the
+ * rgba (the call it makes on an RGBA frame with planes=luma: R, G and B at
+ * r, A copied) and rgba4 (with its default planes=all: all four at r); the
+ * notes name each plane's algorithm, "packed" where the four channels run
+ * as one plane of 4-byte pixels). After each radius a "fastest" line names the
  * quickest of direct, sliding, sat and fused by b2b time (what automatic should
  * pick without a table; boxfilter_pick's limits are in
  * kernels/host/boxfilter_host.cpp). Radii default to 1,3,7,15,31,100,500. Every
@@ -240,8 +242,14 @@ frame_call (const char *variant, int w, int h, std::vector<FrameBuf> &bufs,
       cip::detail::box_resolve_call (p.data (), n, cip::BoxAlgorithm::automatic,
           algs.data (), border);
       std::string notes;
-      for (int i = 0; i < n; i++)
+      bool all_direct = true;
+      for (int i = 0; i < n; i++) {
         notes += std::string (i ? ", " : "") + cip::box_algorithm_name (algs[i]);
+        all_direct = all_direct && algs[i] == cip::BoxAlgorithm::direct;
+      }
+      cip::detail::BoxPacked pk;
+      if (all_direct && cip::detail::box_packed (p.data (), n, pk))
+        notes += " (packed)";
       report (cip::box_border_name (border), r, res, notes);
     }
   }
@@ -285,21 +293,22 @@ nv12_frame (int w, int h, const std::vector<uint8_t> &y_host, size_t pitch,
       }, radii, args, stream, report);
 }
 
-/* "rgba": the call cudaboxfilter makes on a w x h RGBA frame (the default
- * planes): R, G and B, step-4 channels, at r, and A copied (radius 0). The
+/* "rgba": the call cudaboxfilter makes on a w x h RGBA frame with
+ * planes=luma: R, G and B, step-4 channels, at r, and A copied (radius 0);
+ * "rgba4" (alpha true), with the default planes=all: all four at r. The
  * frame's bytes are the luma plane's rows, four a frame row. */
 template <typename Report>
 void
 rgba_frame (int w, int h, const std::vector<uint8_t> &y_host, size_t pitch,
     const std::vector<int> &radii, const bench::Args &args,
-    cudaStream_t stream, Report report)
+    cudaStream_t stream, Report report, bool alpha)
 {
   const size_t rp = 4 * (size_t) w;
   std::vector<FrameBuf> bufs (1);
   bufs[0] = FrameBuf { "RGBA", std::vector<uint8_t> (rp * h), rp, 4 * w, h };
   for (size_t i = 0; i < rp * h; i++)
     bufs[0].host[i] = y_host[(i / w) % h * pitch + i % w];
-  frame_call ("rgba", w, h, bufs, 4, [&] (const uint8_t *const *src,
+  frame_call (alpha ? "rgba4" : "rgba", w, h, bufs, 4, [&] (const uint8_t *const *src,
           uint8_t *const *dst, int r, cip::BoxPlane *p) {
         for (int c = 0; c < 4; c++) {
           p[c] = cip::BoxPlane ();
@@ -307,7 +316,7 @@ rgba_frame (int w, int h, const std::vector<uint8_t> &y_host, size_t pitch,
           p[c].dst = dst[0] + c;
           p[c].dst_pitch = rp;
           p[c].dst_step = 4;
-          p[c].rx = p[c].ry = c < 3 ? r : 0;
+          p[c].rx = p[c].ry = c < 3 || alpha ? r : 0;
         }
       }, radii, args, stream, report);
 }
@@ -547,7 +556,8 @@ main (int argc, char **argv)
       }
     }
     nv12_frame (sz.w, sz.h, host, pitch, radii, args, stream, report);
-    rgba_frame (sz.w, sz.h, host, pitch, radii, args, stream, report);
+    rgba_frame (sz.w, sz.h, host, pitch, radii, args, stream, report, false);
+    rgba_frame (sz.w, sz.h, host, pitch, radii, args, stream, report, true);
     cudaFree (d_src);
     cudaFree (d_dst);
     cudaFree (d_ws);

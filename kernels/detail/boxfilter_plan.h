@@ -73,6 +73,28 @@ constexpr int kBoxRegMaxSquare = 5;
  * BoxTuning::direct_tile off. */
 bool box_direct_registers (const BoxPlane &p);
 
+/* One packed plane of 4-byte pixels (RGBA, BGRx, AYUV, ...) that the
+ * direct kernel filters in one pass, all four channels at once. */
+struct BoxPacked {
+  const uint8_t *src = nullptr;         /* channel 0 of the first pixel */
+  size_t src_pitch = 0;
+  uint8_t *dst = nullptr;
+  size_t dst_pitch = 0;
+  int w = 0, h = 0, rx = 0, ry = 0;     /* w in pixels */
+  uint32_t copy_mask = 0;               /* 0xff in the bytes of the channels
+                                           at radius 0 (copied) */
+};
+
+/* Whether the n planes are the 4 channels of one packed plane of 4-byte
+ * pixels, in any order: 8-bit step-4 views of the same rows (sources
+ * base + 0 .. 3), each written to the same channel of one packed
+ * destination (dbase + the source's offset, step 4), base, dbase and both
+ * pitches multiples of 4, and one window (rx, ry) for every channel but
+ * those at (0, 0), which are copied. Then out describes it. boxfilter()
+ * runs such a call, where all four planes run direct, as one packed
+ * direct launch. */
+bool box_packed (const BoxPlane *planes, int n, BoxPacked &out);
+
 /* The algorithm boxfilter() runs for this plane: automatic resolved by
  * boxfilter_pick, fused moved to sat where it does not serve. */
 BoxAlgorithm box_resolve (const BoxPlane &p, BoxAlgorithm algo,

@@ -135,6 +135,58 @@ box_direct_registers (const BoxPlane &p)
               (uintptr_t) p.dst | p.dst_pitch) & 3) == 0;
 }
 
+bool
+box_packed (const BoxPlane *planes, int n, BoxPacked &out)
+{
+  if (n != 4)
+    return false;
+  const BoxPlane &p0 = planes[0];
+  /* the channel at offset 0 fixes the bases */
+  const uint8_t *base = nullptr;
+  uint8_t *dbase = nullptr;
+  for (int i = 0; i < n; i++)
+    if (planes[i].src.step == 4 && ((uintptr_t) planes[i].src.data & 3) == 0) {
+      base = static_cast<const uint8_t *> (planes[i].src.data);
+      dbase = planes[i].dst;
+    }
+  if (!base || !dbase || ((uintptr_t) dbase & 3) != 0 ||
+      (p0.src.pitch & 3) != 0 || (p0.dst_pitch & 3) != 0)
+    return false;
+  BoxPacked pk;
+  bool seen[4] = { false, false, false, false };
+  for (int i = 0; i < n; i++) {
+    const BoxPlane &p = planes[i];
+    const uint8_t *s = static_cast<const uint8_t *> (p.src.data);
+    if (!p.src.is_8bit () || p.src.step != 4 || p.dst_step != 4 ||
+        p.src.pitch != p0.src.pitch || p.dst_pitch != p0.dst_pitch ||
+        p.src.width != p0.src.width || p.src.height != p0.src.height ||
+        p.src.width <= 0 || p.src.height <= 0 || s < base || s - base > 3)
+      return false;
+    const int c = (int) (s - base);
+    if (seen[c] || p.dst != dbase + c)
+      return false;
+    seen[c] = true;
+    if (p.rx == 0 && p.ry == 0) {
+      pk.copy_mask |= 0xffu << (8 * c);
+      continue;
+    }
+    if ((pk.rx || pk.ry) && (p.rx != pk.rx || p.ry != pk.ry))
+      return false;
+    pk.rx = p.rx;
+    pk.ry = p.ry;
+  }
+  pk.src = base;
+  pk.src_pitch = p0.src.pitch;
+  pk.dst = dbase;
+  pk.dst_pitch = p0.dst_pitch;
+  pk.w = p0.src.width;
+  pk.h = p0.src.height;
+  if (pk.rx == 0 && pk.ry == 0)
+    pk.copy_mask = 0;                   /* all copied: a window of one */
+  out = pk;
+  return true;
+}
+
 BoxAlgorithm
 box_resolve (const BoxPlane &p, BoxAlgorithm algo, BoxBorder border)
 {

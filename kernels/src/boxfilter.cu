@@ -381,6 +381,16 @@ dir_chunks (int rx)
   return (kDirTileW + 2 * rx + 30) / 16;
 }
 
+/* Packed 4-channel planes (RGBA and the like, filtered in one pass: the
+ * byte at x of a row is channel x % 4 of pixel x / 4, and a tile's 128
+ * bytes are 32 pixels): the staged row holds 4 * rx bytes of halo each
+ * side, in up to 32 chunks (two per lane of a half-warp). */
+__host__ __device__ constexpr int
+dir_chunks_pk (int rx)
+{
+  return (kDirTileW + 8 * rx + 30) / 16;
+}
+
 /* Stores the 4 outputs packed in v (byte k = output x + k). */
 __device__ __forceinline__ void
 store4 (uint8_t *drow, int step, int x, int w, uint32_t v)
@@ -421,6 +431,30 @@ load_chunk (const uint8_t *rowp, int gx0, int w, int step, bool replicate,
   return make_uint4 (wd[0], wd[1], wd[2], wd[3]);
 }
 
+/* 16 bytes of a packed 4-channel row from byte gb0 (rowp: the row's first
+ * byte): one aligned load inside the row, else byte by byte, each byte the
+ * same channel of the clamped pixel (replicate) or zero outside (clip). */
+__device__ __forceinline__ uint4
+load_chunk_pk (const uint8_t *rowp, int gb0, int w, bool replicate, bool yin)
+{
+  if (!yin && !replicate)
+    return make_uint4 (0, 0, 0, 0);
+  if (gb0 >= 0 && gb0 + 16 <= 4 * w)
+    return __ldg (reinterpret_cast<const uint4 *> (rowp + gb0));
+  uint32_t wd[4] = { 0, 0, 0, 0 };
+#pragma unroll
+  for (int i = 0; i < 16; i++) {
+    const int gb = gb0 + i;
+    const int px = gb >> 2;     /* floor: gb may be negative */
+    const int cx = px < 0 ? 0 : (px >= w ? w - 1 : px);
+    uint32_t v = 0;
+    if (replicate || px == cx)
+      v = __ldg (rowp + 4 * (size_t) cx + (gb & 3));
+    wd[i >> 2] |= v << (8 * (i & 3));
+  }
+  return make_uint4 (wd[0], wd[1], wd[2], wd[3]);
+}
+
 struct DirectPlane {
   const uint8_t *src;
   size_t src_pitch;
@@ -428,11 +462,13 @@ struct DirectPlane {
   uint8_t *dst;
   size_t dst_pitch;
   int dst_step;
-  int w, h, rx, ry;
+  int w, h, rx, ry;             /* packed: w in pixels */
   int tiles_x, block_begin;
   uint32_t full_area;
   float rcp_full;
   detail::BoxDivisor div_full;
+  uint32_t copy_mask;           /* packed: 0xff in the bytes of channels
+                                   copied rather than filtered */
 };
 
 struct DirectParams {
@@ -453,16 +489,22 @@ struct DirectParams {
 #define CIP_BOX_DIRECT_BLOCKS 4
 #endif
 
-template <int TH, int MAX_RY>
+/* PK: packed 4-channel planes (dir_chunks_pk), a launch of their own; a
+ * lane's 4 bytes are then one pixel's channels, summed as two pairs of
+ * 16-bit halves of a word per tap. */
+template <int TH, int MAX_RY, bool PK>
 __global__ void __launch_bounds__ (kDirThreads,
     TH == kDirTileHSmall ? CIP_BOX_DIRECT_BLOCKS : 4)
 box_direct (const __grid_constant__ DirectParams P)
 {
   constexpr int kRowsPerWarp = TH / kDirWarps;
   constexpr int kMaxRows = TH + 2 * MAX_RY;
-  /* staging: a half-warp per row, a lane per 16-byte chunk (<= 11 chunks) */
+  /* staging: a half-warp per row, a lane per 16-byte chunk (<= 11 chunks;
+   * packed: two passes, <= 17) */
   constexpr int kMaxIter = (kMaxRows + 2 * kDirWarps - 1) / (2 * kDirWarps);
+  constexpr int kPasses = PK ? 2 : 1;
   static_assert (dir_chunks (boxfilter_direct_max_radius) <= 16, "chunks");
+  static_assert (dir_chunks_pk (boxfilter_direct_max_radius) <= 32, "chunks");
   extern __shared__ __align__ (16) uint8_t smem[];
   int b = blockIdx.x;
   const DirectPlane &D = block_plane (P.p, P.n, b);
@@ -480,36 +522,84 @@ box_direct (const __grid_constant__ DirectParams P)
    * the 16-byte boundary at or before its first sample, shift[r] bytes
    * earlier (planar sources; 0 for channel views) */
   __shared__ uint8_t shift[kMaxRows];
-  const int nch = dir_chunks (rx);
-  const int k = lane & 15;
+  const int hx = PK ? 4 * rx : rx;      /* halo bytes each side */
+  const int nch = PK ? dir_chunks_pk (rx) : dir_chunks (rx);
   const int r_first = 2 * warp + (lane >> 4);
-  uint4 v[kMaxIter];
 #pragma unroll
-  for (int it = 0; it < kMaxIter; it++) {
-    const int r = r_first + it * 2 * kDirWarps;
-    if (r < rows && k < nch) {
-      const int gy = y0 - ry + r;
-      const bool yin = gy >= 0 && gy < h;
-      const int cy = gy < 0 ? 0 : (gy >= h ? h - 1 : gy);
-      const uint8_t *rowp = D.src + (size_t) cy * D.src_pitch;
-      const int sh = D.src_step == 1 ?
-          (int) (((uintptr_t) rowp + (uintptr_t) (intptr_t) (x0 - rx)) & 15) : 0;
-      if (k == 0)
-        shift[r] = (uint8_t) sh;
-      v[it] = load_chunk (rowp, x0 - rx - sh + 16 * k, w, D.src_step,
-          replicate, yin);
+  for (int pass = 0; pass < kPasses; pass++) {
+    const int k = (lane & 15) + 16 * pass;
+    uint4 v[kMaxIter];
+#pragma unroll
+    for (int it = 0; it < kMaxIter; it++) {
+      const int r = r_first + it * 2 * kDirWarps;
+      if (r < rows && k < nch) {
+        const int gy = y0 - ry + r;
+        const bool yin = gy >= 0 && gy < h;
+        const int cy = gy < 0 ? 0 : (gy >= h ? h - 1 : gy);
+        const uint8_t *rowp = D.src + (size_t) cy * D.src_pitch;
+        const int sh = PK || D.src_step == 1 ?
+            (int) (((uintptr_t) rowp + (uintptr_t) (intptr_t) (x0 - hx)) & 15) :
+            0;
+        if (k == 0)
+          shift[r] = (uint8_t) sh;
+        v[it] = PK ? load_chunk_pk (rowp, x0 - hx - sh + 16 * k, w, replicate,
+            yin) : load_chunk (rowp, x0 - rx - sh + 16 * k, w, D.src_step,
+            replicate, yin);
+      }
     }
-  }
 #pragma unroll
-  for (int it = 0; it < kMaxIter; it++) {
-    const int r = r_first + it * 2 * kDirWarps;
-    if (r < rows && k < nch)
-      *reinterpret_cast<uint4 *> (t + r * tp + 16 * k) = v[it];
+    for (int it = 0; it < kMaxIter; it++) {
+      const int r = r_first + it * 2 * kDirWarps;
+      if (r < rows && k < nch)
+        *reinterpret_cast<uint4 *> (t + r * tp + 16 * k) = v[it];
+    }
   }
   __syncthreads ();
 
   /* 2. horizontal sums of every staged row, 4 outputs per lane */
-  for (int r = warp; r < rows; r += kDirWarps) {
+  if constexpr (PK) {
+    /* 4 rows a warp at a time, 8 lanes a row, a lane's 4 pixels from one
+     * full sum and 3 slides. A pixel's sums: channels 0 and 2 in the
+     * halves of lo, 1 and 3 in hi (each < 33 * 255; wrap-around in the
+     * slides is exact). shift[r] is a multiple of 4 here. The rows' lanes
+     * start their full sums s taps apart, so that the 32 lanes' loads fall
+     * in different banks. */
+    const int s = lane & 3, q = lane >> 2;
+    const int n = 2 * rx + 1;
+    const int rot = s < n ? s : 0;
+    for (int r0 = 4 * warp; r0 < rows; r0 += 4 * kDirWarps) {
+      const int r = r0 + s;
+      if (r >= rows)
+        continue;
+      const uint8_t *tr = t + r * tp + shift[r] + 16 * q;
+      auto word = [tr] (int j) {
+        return *reinterpret_cast<const uint32_t *> (tr + 4 * j);
+      };
+      uint32_t lo = 0, hi = 0;
+      for (int j = rot; j < n; j++) {
+        const uint32_t wd = word (j);
+        lo += wd & 0x00ff00ffu;
+        hi += (wd >> 8) & 0x00ff00ffu;
+      }
+      for (int j = 0; j < rot; j++) {
+        const uint32_t wd = word (j);
+        lo += wd & 0x00ff00ffu;
+        hi += (wd >> 8) & 0x00ff00ffu;
+      }
+      uint2 *hr = hs + r * 32 + 4 * q;
+      hr[0] = make_uint2 (__byte_perm (lo, hi, 0x5410),
+          __byte_perm (lo, hi, 0x7632));
+#pragma unroll
+      for (int k = 1; k < 4; k++) {
+        const uint32_t in = word (n - 1 + k), ou = word (k - 1);
+        lo += (in & 0x00ff00ffu) - (ou & 0x00ff00ffu);
+        hi += ((in >> 8) & 0x00ff00ffu) - ((ou >> 8) & 0x00ff00ffu);
+        hr[k] = make_uint2 (__byte_perm (lo, hi, 0x5410),
+            __byte_perm (lo, hi, 0x7632));
+      }
+    }
+  }
+  for (int r = warp; !PK && r < rows; r += kDirWarps) {
     const uint8_t *tr = t + r * tp + shift[r] + 4 * lane;
     uint32_t s = 0;
     for (int j = 0; j <= 2 * rx; j++)
@@ -535,16 +625,17 @@ box_direct (const __grid_constant__ DirectParams P)
     a2 += v.y & 0xffffu;
     a3 += v.y >> 16;
   }
-  const BoxSpan sx0 = box_span (x, rx, w);
+  const int px = PK ? x >> 2 : x;      /* the lane's first pixel */
+  const BoxSpan sx0 = box_span (px, rx, w);
 #pragma unroll
   for (int i = 0; i < kRowsPerWarp; i++) {
     const int y = y0 + oy + i;
-    if (y < h && x < w) {
+    if (y < h && px < w) {
       const uint32_t sums[4] = { a0, a1, a2, a3 };
       uint32_t out = 0;
       const BoxSpan sy = box_span (y, ry, h);
       const uint32_t ah = (uint32_t) (sy.hi - sy.lo);
-      const bool inner_x = sx0.rep_lo == 0 && x + 4 + rx <= w;
+      const bool inner_x = sx0.rep_lo == 0 && px + (PK ? 1 : 4) + rx <= w;
       if (replicate || (inner_x && ah == (uint32_t) (2 * ry + 1))) {
 #pragma unroll
         for (int k = 0; k < 4; k++)
@@ -554,7 +645,7 @@ box_direct (const __grid_constant__ DirectParams P)
         for (int k = 0; k < 4; k++) {
           uint32_t aw = (uint32_t) (2 * rx + 1);
           if (!inner_x) {
-            const BoxSpan sx = box_span (x + k, rx, w);
+            const BoxSpan sx = PK ? sx0 : box_span (x + k, rx, w);
             aw = (uint32_t) (sx.hi - sx.lo);
           }
           const uint32_t area = aw * ah;
@@ -562,7 +653,19 @@ box_direct (const __grid_constant__ DirectParams P)
           out |= box_round_div (sums[k], area, rcp) << (8 * k);
         }
       }
-      store4 (D.dst + (size_t) y * D.dst_pitch, D.dst_step, x, w, out);
+      if constexpr (PK) {
+        /* copied channels: the pixel's own bytes, staged row oy + i + ry */
+        if (D.copy_mask) {
+          const int r = oy + i + ry;
+          const uint32_t c = *reinterpret_cast<const uint32_t *> (t + r * tp +
+              shift[r] + 4 * lane + 4 * rx);
+          out = (out & ~D.copy_mask) | (c & D.copy_mask);
+        }
+        *reinterpret_cast<uint32_t *> (D.dst + (size_t) y * D.dst_pitch +
+            x) = out;
+      } else {
+        store4 (D.dst + (size_t) y * D.dst_pitch, D.dst_step, x, w, out);
+      }
     }
     if (i + 1 < kRowsPerWarp) {
       const uint2 in = hs[(oy + i + 2 * ry + 1) * 32 + lane];
@@ -1937,6 +2040,53 @@ launch_sliding (const SlideParams &sp, long long blocks, int kv, size_t smem,
   return Status::ok;
 }
 
+/* A packed plane (detail::box_packed) through box_direct<..., true>. */
+Status
+run_direct_packed (const detail::BoxPacked &pk, bool replicate,
+    cudaStream_t stream)
+{
+  DirectParams dp = {};
+  dp.replicate = replicate ? 1 : 0;
+  dp.n = 1;
+  DirectPlane &d = dp.p[0];
+  d.src = pk.src;
+  d.src_pitch = pk.src_pitch;
+  d.src_step = 4;
+  d.dst = pk.dst;
+  d.dst_pitch = pk.dst_pitch;
+  d.dst_step = 4;
+  d.w = pk.w;
+  d.h = pk.h;
+  d.rx = pk.rx;
+  d.ry = pk.ry;
+  d.copy_mask = pk.copy_mask;
+  const uint32_t full = (uint32_t) (2 * pk.rx + 1) * (uint32_t) (2 * pk.ry + 1);
+  d.full_area = full;
+  d.rcp_full = box_rcp (full);
+  d.div_full = detail::box_divisor (full);
+  d.tiles_x = (int) (((long long) pk.w * 4 + kDirTileW - 1) / kDirTileW);
+  d.block_begin = 0;
+  const bool small = pk.ry <= kDirSmallMaxRy;
+  const int th = small ? kDirTileHSmall : kDirTileHLarge;
+  const long long blocks = (long long) d.tiles_x * div_up (pk.h, th);
+  if (blocks > 0x7fffffffLL)
+    return Status::unsupported;
+  dp.tile_pitch = 16 * dir_chunks_pk (pk.rx);
+  dp.tile_rows = th + 2 * pk.ry;
+  const size_t smem = (size_t) dp.tile_rows * kDirTileW * sizeof (uint16_t) +
+      (size_t) dp.tile_rows * dp.tile_pitch;
+  void (*k) (const DirectParams) = small ?
+      box_direct<kDirTileHSmall, kDirSmallMaxRy, true> :
+      box_direct<kDirTileHLarge, boxfilter_direct_max_radius, true>;
+  /* the tall tile at rx, ry near 16: up to 51 KiB */
+  if (smem > 48 * 1024)
+    CIP_CUDA_TRY (cudaFuncSetAttribute (k,
+            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+  k<<<(unsigned) blocks, kDirThreads, smem, stream>>> (dp);
+  CIP_LAUNCH_CHECK (stream, "boxfilter direct (packed)");
+  return Status::ok;
+}
+
 }  // namespace
 
 Status
@@ -2010,9 +2160,15 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
     max_rx = p.rx > max_rx ? p.rx : max_rx;
     max_ry = p.ry > max_ry ? p.ry : max_ry;
   }
+  const bool replicate = border == BoxBorder::replicate;
+  /* the 4 channels of one packed plane (RGBA and the like), all direct:
+   * one pass over the pixels rather than one over each channel */
+  detail::BoxPacked pk;
+  if (n_planes == 4 && direct[0] && direct[1] && direct[2] && direct[3] &&
+      detail::box_packed (planes, n_planes, pk))
+    return run_direct_packed (pk, replicate, stream);
   const int dir_th = max_ry <= kDirSmallMaxRy ? kDirTileHSmall : kDirTileHLarge;
 
-  const bool replicate = border == BoxBorder::replicate;
   GatherParams gp = {};
   DirectParams dp = {};
   gp.replicate = dp.replicate = replicate ? 1 : 0;
@@ -2235,10 +2391,10 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
     const size_t smem = (size_t) dp.tile_rows * kDirTileW * sizeof (uint16_t) +
         (size_t) dp.tile_rows * dp.tile_pitch;
     if (dir_th == kDirTileHSmall)
-      box_direct<kDirTileHSmall, kDirSmallMaxRy>
+      box_direct<kDirTileHSmall, kDirSmallMaxRy, false>
           <<<(unsigned) direct_blocks, kDirThreads, smem, s>>> (dp);
     else
-      box_direct<kDirTileHLarge, boxfilter_direct_max_radius>
+      box_direct<kDirTileHLarge, boxfilter_direct_max_radius, false>
           <<<(unsigned) direct_blocks, kDirThreads, smem, s>>> (dp);
     CIP_LAUNCH_CHECK (s, "boxfilter direct");
   }

@@ -546,6 +546,83 @@ GST_START_TEST (test_ref_multiplane)
 }
 GST_END_TEST;
 
+/* Which calls boxfilter() runs as one packed plane of 4-byte pixels
+ * (detail::box_packed, host code): the 4 channels of the same rows in any
+ * order, written to the same channels of one packed destination, 4-byte
+ * aligned bases and pitches, one window for the channels filtered and
+ * (0, 0) for those copied. */
+GST_START_TEST (test_packed_detect)
+{
+  using cip::detail::BoxPacked;
+  using cip::detail::box_packed;
+  alignas (16) static uint8_t src[64 * 8], dst[64 * 8];
+  const int off_rgba[4] = { 0, 1, 2, 3 }, off_bgra[4] = { 2, 1, 0, 3 };
+  auto frame = [&] (const int *off, BoxPlane *p, int w = 10, size_t pitch = 64) {
+    for (int i = 0; i < 4; i++) {
+      p[i] = BoxPlane ();
+      p[i].src = ImageView { src + off[i], pitch, w, 8, 4 };
+      p[i].dst = dst + off[i];
+      p[i].dst_pitch = pitch;
+      p[i].dst_step = 4;
+      p[i].rx = 5;
+      p[i].ry = 2;
+    }
+  };
+  BoxPlane p[4];
+  BoxPacked pk;
+  frame (off_rgba, p);
+  fail_unless (box_packed (p, 4, pk));
+  fail_unless (pk.src == src && pk.dst == dst && pk.w == 10 && pk.h == 8 &&
+      pk.rx == 5 && pk.ry == 2 && pk.copy_mask == 0 && pk.src_pitch == 64);
+  frame (off_bgra, p);
+  p[3].rx = p[3].ry = 0;                /* alpha copied */
+  fail_unless (box_packed (p, 4, pk));
+  fail_unless (pk.src == src && pk.rx == 5 && pk.copy_mask == 0xff000000u);
+  frame (off_bgra, p);
+  p[0].rx = p[0].ry = 0;                /* R, at byte 2, copied */
+  fail_unless (box_packed (p, 4, pk) && pk.copy_mask == 0x00ff0000u);
+  frame (off_rgba, p);
+  for (BoxPlane &q : p)
+    q.rx = q.ry = 0;                    /* all copied: a window of one */
+  fail_unless (box_packed (p, 4, pk) && pk.rx == 0 && pk.ry == 0 &&
+      pk.copy_mask == 0);
+  /* refused */
+  frame (off_rgba, p);
+  fail_unless (!box_packed (p, 3, pk));                 /* not 4 planes */
+  frame (off_rgba, p);
+  p[2].rx = 4;                                          /* two windows */
+  fail_unless (!box_packed (p, 4, pk));
+  frame (off_rgba, p);
+  p[1].rx = 0;                                          /* (0, 2) is a window */
+  fail_unless (!box_packed (p, 4, pk));
+  frame (off_rgba, p, 10, 62);                          /* pitch */
+  fail_unless (!box_packed (p, 4, pk));
+  frame (off_rgba, p);
+  for (BoxPlane &q : p) {
+    q.src.data = static_cast<const uint8_t *> (q.src.data) + 1;
+    q.dst += 1;                                         /* base not aligned */
+  }
+  fail_unless (!box_packed (p, 4, pk));
+  frame (off_rgba, p);
+  std::swap (p[0].dst, p[1].dst);                       /* channels swapped */
+  fail_unless (!box_packed (p, 4, pk));
+  frame (off_rgba, p);
+  p[3].src.data = src + 2;                              /* a channel twice */
+  p[3].dst = dst + 2;
+  fail_unless (!box_packed (p, 4, pk));
+  frame (off_rgba, p);
+  p[2].src.width = 9;                                   /* sizes */
+  fail_unless (!box_packed (p, 4, pk));
+  frame (off_rgba, p);
+  for (BoxPlane &q : p)
+    q.src.step = 2;                                     /* not 4-byte pixels */
+  fail_unless (!box_packed (p, 4, pk));
+  frame (off_rgba, p);
+  p[1].dst_step = 1;
+  fail_unless (!box_packed (p, 4, pk));
+}
+GST_END_TEST;
+
 GST_START_TEST (test_ref_invalid_arguments)
 {
   HostImage src = testutil::make_image (20, 10, Content::random, 1, 1, 4);
@@ -1718,6 +1795,90 @@ GST_START_TEST (test_gpu_multiplane)
 }
 GST_END_TEST;
 
+/* The 4 channels of a packed plane of 4-byte pixels in one call: boxfilter()
+ * runs them as one packed direct launch (detail::box_packed, checked here
+ * for each case). Channel orders as cudaboxfilter gives them (RGBA; BGRA,
+ * R at byte 2, alpha copied; ARGB; RGBx, the padding byte copied), edge
+ * sizes, padded pitches (a pitch not a multiple of 4 runs channel by
+ * channel), every content, windows up to the direct limit, both borders;
+ * poisoned destinations, the whole buffer compared with the CPU
+ * reference. */
+GST_START_TEST (test_gpu_packed)
+{
+  cudaStream_t stream;
+  CUDA_OK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  Workspace ws;
+  const bool sm = cip_test_small ();
+  struct Order { int off[4]; unsigned copy; const char *name; };
+  const Order orders[] = { { {0, 1, 2, 3}, 0, "RGBA" },
+    { {2, 1, 0, 3}, 0x8, "BGRA, A copied" }, { {1, 2, 3, 0}, 0, "ARGB" },
+    { {0, 1, 2, 3}, 0x8, "RGBx" } };
+  const testutil::Size sizes[] = { {1, 1}, {2, 3}, {31, 17}, {33, 65},
+    {129, 32}, {641, 363} };
+  const Radius radii[] = { {0, 0}, {1, 1}, {2, 5}, {7, 0}, {0, 9}, {13, 13},
+    {16, 3}, {3, 16}, {16, 16} };
+  int salt = 0;
+  for (testutil::Size sz : sizes) {
+    const bool large = sz.w * sz.h > 4096;
+    if (sm && large)
+      continue;
+    for (Content c : testutil::all_contents) {
+      if (large && c != Content::random && c != Content::natural)
+        continue;
+      for (size_t pad : { 0, 60, 2 }) {
+        if ((large || sm) && pad != 60)
+          continue;
+        HostImage src = testutil::make_image (sz.w, sz.h, c, 41 + salt++, 4, pad);
+        DevBuf dsrc (src.bytes.size ());
+        dsrc.upload (src.bytes);
+        HostImage out = make_dst (sz.w, sz.h, 4, pad);
+        DevBuf dout (out.bytes.size ());
+        for (const Order &o : orders)
+          for (Radius r : radii)
+            for (BoxBorder b : borders)
+              for (BoxAlgorithm algo : { BoxAlgorithm::direct,
+                      BoxAlgorithm::automatic }) {
+                if (algo == BoxAlgorithm::automatic && !large)
+                  continue;
+                std::fill (out.bytes.begin (), out.bytes.end (), 0xA5);
+                BoxPlane hq[4], dq[4];
+                for (int i = 0; i < 4; i++) {
+                  const Radius ri = (o.copy >> i) & 1 ? Radius { 0, 0 } : r;
+                  hq[i] = plane_of (src.view (o.off[i]), out, o.off[i], ri);
+                  dq[i] = hq[i];
+                  dq[i].src = dev_view (src, dsrc, o.off[i]);
+                  dq[i].dst = dout.p + o.off[i];
+                }
+                const std::string what = describe ("gpu packed", sz.w, sz.h, c,
+                    r, b, 4) + " " + o.name + " pad " + std::to_string (pad) +
+                    " " + cip::box_algorithm_name (algo);
+                cip::detail::BoxPacked pk;
+                fail_unless (cip::detail::box_packed (dq, 4, pk) == (pad % 4 == 0),
+                    "%s: packed detection", what.c_str ());
+                fail_unless (cip::ref::boxfilter (hq, 4, b) == Status::ok);
+                dout.upload (inverted_samples (out, 0xF));
+                size_t wsb = 0;
+                void *d_ws = ws.get (dq, 4, &wsb);
+                const Status st = cip::boxfilter (dq, 4, b, d_ws, wsb, stream, algo);
+                fail_unless (st == Status::ok, "%s: %s", what.c_str (),
+                    cip::last_cuda_error ());
+                CUDA_OK (cudaStreamSynchronize (stream));
+                const std::vector<uint8_t> got = dout.download ();
+                if (got != out.bytes) {
+                  size_t i = 0;
+                  while (got[i] == out.bytes[i])
+                    i++;
+                  fail ("%s: first difference at row %zu byte %zu: got %u want %u",
+                      what.c_str (), i / out.pitch, i % out.pitch, got[i],
+                      out.bytes[i]);
+                }
+              }
+      }
+    }
+  }
+  CUDA_OK (cudaStreamDestroy (stream));
+}
+GST_END_TEST;
 
 /* 16-bit planes on the GPU: automatic and sat against the sliding-window
  * model at edge and video sizes (poisoned destinations); direct says
@@ -1819,6 +1980,7 @@ boxfilter_suite (void)
   tcase_add_test (tc, test_ref_steps);
   tcase_add_test (tc, test_ref_precomputed_sat);
   tcase_add_test (tc, test_ref_multiplane);
+  tcase_add_test (tc, test_packed_detect);
   tcase_add_test (tc, test_ref_invalid_arguments);
   tcase_add_test (tc, test_ref_16bit);
   tcase_add_test (tc, test_sliding_emulation);
@@ -1837,6 +1999,7 @@ boxfilter_suite (void)
   tcase_add_test (gpu, test_gpu_seams);
   tcase_add_test (gpu, test_gpu_direct_registers);
   tcase_add_test (gpu, test_gpu_late_input);
+  tcase_add_test (gpu, test_gpu_packed);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;
