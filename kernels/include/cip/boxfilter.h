@@ -28,7 +28,12 @@
  *   a SAT. Planar planes with 4-byte aligned rows at rx, ry <= 3 (and
  *   square windows up to rx = ry = 5) run a kernel without shared memory
  *   instead (a warp slides its columns' sums down in registers; one launch
- *   per radius among them).
+ *   per radius among them). A call whose 4 planes are the channels of one
+ *   plane of 4-byte pixels (RGBA, BGRx, AYUV, ...: step-4 views of the same
+ *   rows written to the same channels of one destination, 4-byte aligned
+ *   addresses and pitches), with one window for the channels filtered and
+ *   (0, 0) for those copied, runs them as one packed plane: one pass over
+ *   the pixels rather than one over each channel.
  * - sliding: one kernel for all planes (8- and 16-bit) that reads the source
  *   and writes the output without any table: a block keeps vertical sliding
  *   sums of its tile's columns (plus the horizontal halo) and scans them per
