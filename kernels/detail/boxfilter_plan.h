@@ -85,15 +85,22 @@ struct BoxPacked {
                                            at radius 0 (copied) */
 };
 
+/* Widest packed plane (the kernel's byte offsets in a row are ints). */
+constexpr int kBoxPackedMaxWidth = (0x7fffffff - 4096) / 4;
+
 /* Whether the n planes are the 4 channels of one packed plane of 4-byte
  * pixels, in any order: 8-bit step-4 views of the same rows (sources
- * base + 0 .. 3), each written to the same channel of one packed
- * destination (dbase + the source's offset, step 4), base, dbase and both
- * pitches multiples of 4, and one window (rx, ry) for every channel but
- * those at (0, 0), which are copied. Then out describes it. boxfilter()
+ * base + 0 .. 3, up to kBoxPackedMaxWidth pixels), each written to the
+ * same channel of one packed destination (dbase + the source's offset,
+ * step 4), base, dbase and both pitches multiples of 4, and one window
+ * (rx, ry) for every channel but those at (0, 0), which are copied. Then out describes it. boxfilter()
  * runs such a call, where all four planes run direct, as one packed
  * direct launch. */
 bool box_packed (const BoxPlane *planes, int n, BoxPacked &out);
+
+/* Packed launches boxfilter() has made in this process (GPU builds; for
+ * tests: which path a call took). */
+unsigned long box_packed_launches ();
 
 /* The algorithm boxfilter() runs for this plane: automatic resolved by
  * boxfilter_pick, fused moved to sat where it does not serve. */

@@ -160,7 +160,8 @@ box_packed (const BoxPlane *planes, int n, BoxPacked &out)
     if (!p.src.is_8bit () || p.src.step != 4 || p.dst_step != 4 ||
         p.src.pitch != p0.src.pitch || p.dst_pitch != p0.dst_pitch ||
         p.src.width != p0.src.width || p.src.height != p0.src.height ||
-        p.src.width <= 0 || p.src.height <= 0 || s < base || s - base > 3)
+        p.src.width <= 0 || p.src.height <= 0 || s < base || s - base > 3 ||
+        p.src.width > kBoxPackedMaxWidth)
       return false;
     const int c = (int) (s - base);
     if (seen[c] || p.dst != dbase + c)

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <type_traits>
 #include <utility>
 
@@ -2040,6 +2041,8 @@ launch_sliding (const SlideParams &sp, long long blocks, int kv, size_t smem,
   return Status::ok;
 }
 
+std::atomic<unsigned long> g_packed_launches;
+
 /* A packed plane (detail::box_packed) through box_direct<..., true>. */
 Status
 run_direct_packed (const detail::BoxPacked &pk, bool replicate,
@@ -2078,16 +2081,31 @@ run_direct_packed (const detail::BoxPacked &pk, bool replicate,
   void (*k) (const DirectParams) = small ?
       box_direct<kDirTileHSmall, kDirSmallMaxRy, true> :
       box_direct<kDirTileHLarge, boxfilter_direct_max_radius, true>;
-  /* the tall tile at rx, ry near 16: up to 51 KiB */
-  if (smem > 48 * 1024)
+  /* the tall tile at rx, ry near 16: up to 51 KiB, beyond the default
+   * 48 KiB with the static shift[] (a byte for each of the kernel's
+   * staged rows, 96 at most; from rx 13, ry 16 on) */
+  const size_t static_smem = small ? kDirTileHSmall + 2 * kDirSmallMaxRy :
+      kDirTileHLarge + 2 * boxfilter_direct_max_radius;
+  if (smem + (static_smem + 15) / 16 * 16 > 48 * 1024)
     CIP_CUDA_TRY (cudaFuncSetAttribute (k,
             cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
   k<<<(unsigned) blocks, kDirThreads, smem, stream>>> (dp);
   CIP_LAUNCH_CHECK (stream, "boxfilter direct (packed)");
+  g_packed_launches.fetch_add (1, std::memory_order_relaxed);
   return Status::ok;
 }
 
 }  // namespace
+
+namespace detail {
+
+unsigned long
+box_packed_launches ()
+{
+  return g_packed_launches.load (std::memory_order_relaxed);
+}
+
+}  // namespace detail
 
 Status
 boxfilter_workspace_init (void *d_ws, size_t ws_bytes, Stream stream)

@@ -1800,9 +1800,10 @@ GST_END_TEST;
  * for each case). Channel orders as cudaboxfilter gives them (RGBA; BGRA,
  * R at byte 2, alpha copied; ARGB; RGBx, the padding byte copied), edge
  * sizes, padded pitches (a pitch not a multiple of 4 runs channel by
- * channel), every content, windows up to the direct limit, both borders;
- * poisoned destinations, the whole buffer compared with the CPU
- * reference. */
+ * channel), every content, windows up to the direct limit, both borders,
+ * direct and (641x363) automatic and sat (one gather launch for the 4
+ * channels); each case asserts the path taken (packed or not); poisoned
+ * destinations, the whole buffer compared with the CPU reference. */
 GST_START_TEST (test_gpu_packed)
 {
   cudaStream_t stream;
@@ -1812,11 +1813,14 @@ GST_START_TEST (test_gpu_packed)
   struct Order { int off[4]; unsigned copy; const char *name; };
   const Order orders[] = { { {0, 1, 2, 3}, 0, "RGBA" },
     { {2, 1, 0, 3}, 0x8, "BGRA, A copied" }, { {1, 2, 3, 0}, 0, "ARGB" },
-    { {0, 1, 2, 3}, 0x8, "RGBx" } };
-  const testutil::Size sizes[] = { {1, 1}, {2, 3}, {31, 17}, {33, 65},
-    {129, 32}, {641, 363} };
-  const Radius radii[] = { {0, 0}, {1, 1}, {2, 5}, {7, 0}, {0, 9}, {13, 13},
-    {16, 3}, {3, 16}, {16, 16} };
+    { {0, 1, 2, 3}, 0x8, "RGBx" }, { {3, 1, 0, 2}, 0x2, "byte 1 copied" } };
+  /* 32 and 100 columns: rows of whole 16-byte chunks */
+  const testutil::Size sizes[] = { {1, 1}, {2, 3}, {31, 17}, {32, 7},
+    {33, 65}, {100, 70}, {129, 32}, {641, 363} };
+  /* (14, 16) first: the first call of the tall tile whose shared memory
+   * passes 48 KiB only with its static part (the opt-in is per process) */
+  const Radius radii[] = { {14, 16}, {0, 0}, {1, 1}, {2, 5}, {7, 0}, {0, 9},
+    {13, 13}, {16, 3}, {3, 16}, {13, 16}, {16, 16} };
   int salt = 0;
   for (testutil::Size sz : sizes) {
     const bool large = sz.w * sz.h > 4096;
@@ -1831,14 +1835,15 @@ GST_START_TEST (test_gpu_packed)
         HostImage src = testutil::make_image (sz.w, sz.h, c, 41 + salt++, 4, pad);
         DevBuf dsrc (src.bytes.size ());
         dsrc.upload (src.bytes);
-        HostImage out = make_dst (sz.w, sz.h, 4, pad);
+        /* a destination pitch of its own */
+        HostImage out = make_dst (sz.w, sz.h, 4, pad + 8);
         DevBuf dout (out.bytes.size ());
         for (const Order &o : orders)
           for (Radius r : radii)
             for (BoxBorder b : borders)
               for (BoxAlgorithm algo : { BoxAlgorithm::direct,
-                      BoxAlgorithm::automatic }) {
-                if (algo == BoxAlgorithm::automatic && !large)
+                      BoxAlgorithm::automatic, BoxAlgorithm::sat }) {
+                if (algo != BoxAlgorithm::direct && !large)
                   continue;
                 std::fill (out.bytes.begin (), out.bytes.end (), 0xA5);
                 BoxPlane hq[4], dq[4];
@@ -1859,9 +1864,17 @@ GST_START_TEST (test_gpu_packed)
                 dout.upload (inverted_samples (out, 0xF));
                 size_t wsb = 0;
                 void *d_ws = ws.get (dq, 4, &wsb);
+                const unsigned long launches = cip::detail::box_packed_launches ();
                 const Status st = cip::boxfilter (dq, 4, b, d_ws, wsb, stream, algo);
                 fail_unless (st == Status::ok, "%s: %s", what.c_str (),
                     cip::last_cuda_error ());
+                /* the path taken: packed where box_packed takes the call
+                 * and it runs direct */
+                const bool direct = algo == BoxAlgorithm::direct ||
+                    (algo == BoxAlgorithm::automatic &&
+                        cip::boxfilter_pick (dq[0], b) == BoxAlgorithm::direct);
+                fail_unless (cip::detail::box_packed_launches () - launches ==
+                    (pad % 4 == 0 && direct ? 1u : 0u), "%s: path", what.c_str ());
                 CUDA_OK (cudaStreamSynchronize (stream));
                 const std::vector<uint8_t> got = dout.download ();
                 if (got != out.bytes) {
