@@ -236,19 +236,16 @@ frame_call (const char *variant, int w, int h, std::vector<FrameBuf> &bufs,
       char what[64];
       snprintf (what, sizeof (what), "%dx%d %s r=%d", w, h,
           cip::box_border_name (border), r);
+      const unsigned long packed = cip::detail::box_packed_launches ();
       const Result res = checked (what, variant, outs, run, stream, args.runs);
       /* what boxfilter() runs for each plane of the call */
       std::vector<cip::BoxAlgorithm> algs (n);
       cip::detail::box_resolve_call (p.data (), n, cip::BoxAlgorithm::automatic,
           algs.data (), border);
       std::string notes;
-      bool all_direct = true;
-      for (int i = 0; i < n; i++) {
+      for (int i = 0; i < n; i++)
         notes += std::string (i ? ", " : "") + cip::box_algorithm_name (algs[i]);
-        all_direct = all_direct && algs[i] == cip::BoxAlgorithm::direct;
-      }
-      cip::detail::BoxPacked pk;
-      if (all_direct && cip::detail::box_packed (p.data (), n, pk))
+      if (cip::detail::box_packed_launches () != packed)
         notes += " (packed)";
       report (cip::box_border_name (border), r, res, notes);
     }

@@ -93,9 +93,9 @@ constexpr int kBoxPackedMaxWidth = (0x7fffffff - 4096) / 4;
  * base + 0 .. 3, up to kBoxPackedMaxWidth pixels), each written to the
  * same channel of one packed destination (dbase + the source's offset,
  * step 4), base, dbase and both pitches multiples of 4, and one window
- * (rx, ry) for every channel but those at (0, 0), which are copied. Then out describes it. boxfilter()
- * runs such a call, where all four planes run direct, as one packed
- * direct launch. */
+ * (rx, ry) for every channel but those at (0, 0), which are copied.
+ * Then out describes it. boxfilter() runs such a call, where all four
+ * planes run direct, as one packed direct launch. */
 bool box_packed (const BoxPlane *planes, int n, BoxPacked &out);
 
 /* Packed launches boxfilter() has made in this process (GPU builds; for

@@ -98,16 +98,18 @@ launch_opted (K kernel, int grid, int threads, size_t smem,
 
 /* launch_opted, opting in above 48 KiB first (to smem_optin bytes when
  * given: a kernel whose size varies by call opts in to one fixed size, so
- * that threads launching it at once do not lower each other's limit). */
+ * that threads launching it at once do not lower each other's limit; it
+ * opts in whenever that size passes 48 KiB, since the kernel's static
+ * shared memory counts against the same 48 KiB as smem). */
 template <typename K, typename P>
 Status
 launch (K kernel, int grid, int threads, size_t smem, cudaStream_t stream,
     const P &p, const char *what, bool pdl = false, size_t smem_optin = 0)
 {
-  if (smem > 48 * 1024)
+  const size_t optin = smem_optin > smem ? smem_optin : smem;
+  if (optin > 48 * 1024)
     CIP_CUDA_TRY (cudaFuncSetAttribute (kernel,
-            cudaFuncAttributeMaxDynamicSharedMemorySize,
-            (int) (smem_optin > smem ? smem_optin : smem)));
+            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) optin));
   return launch_opted (kernel, grid, threads, smem, stream, p, what, pdl);
 }
 

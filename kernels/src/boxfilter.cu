@@ -392,6 +392,15 @@ dir_chunks_pk (int rx)
   return (kDirTileW + 8 * rx + 30) / 16;
 }
 
+/* Dynamic shared memory of a direct block: the rows' u16 horizontal sums
+ * (hs) and the staged rows (tile_pitch bytes each). */
+__host__ __device__ constexpr size_t
+dir_smem (int tile_rows, int tile_pitch)
+{
+  return (size_t) tile_rows * kDirTileW * sizeof (uint16_t) +
+      (size_t) tile_rows * tile_pitch;
+}
+
 /* Stores the 4 outputs packed in v (byte k = output x + k). */
 __device__ __forceinline__ void
 store4 (uint8_t *drow, int step, int x, int w, uint32_t v)
@@ -2076,23 +2085,23 @@ run_direct_packed (const detail::BoxPacked &pk, bool replicate,
     return Status::unsupported;
   dp.tile_pitch = 16 * dir_chunks_pk (pk.rx);
   dp.tile_rows = th + 2 * pk.ry;
-  const size_t smem = (size_t) dp.tile_rows * kDirTileW * sizeof (uint16_t) +
-      (size_t) dp.tile_rows * dp.tile_pitch;
-  void (*k) (const DirectParams) = small ?
-      box_direct<kDirTileHSmall, kDirSmallMaxRy, true> :
-      box_direct<kDirTileHLarge, boxfilter_direct_max_radius, true>;
-  /* the tall tile at rx, ry near 16: up to 51 KiB, beyond the default
-   * 48 KiB with the static shift[] (a byte for each of the kernel's
-   * staged rows, 96 at most; from rx 13, ry 16 on) */
-  const size_t static_smem = small ? kDirTileHSmall + 2 * kDirSmallMaxRy :
-      kDirTileHLarge + 2 * boxfilter_direct_max_radius;
-  if (smem + (static_smem + 15) / 16 * 16 > 48 * 1024)
-    CIP_CUDA_TRY (cudaFuncSetAttribute (k,
-            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
-  k<<<(unsigned) blocks, kDirThreads, smem, stream>>> (dp);
-  CIP_LAUNCH_CHECK (stream, "boxfilter direct (packed)");
-  g_packed_launches.fetch_add (1, std::memory_order_relaxed);
-  return Status::ok;
+  const size_t smem = dir_smem (dp.tile_rows, dp.tile_pitch);
+  /* the tall tile opts in to its largest size (rx = ry = 16, 51 KiB) at
+   * every call: with its static shift[], rx 13-14 at ry 16 already pass
+   * 48 KiB (detail::launch) */
+  constexpr size_t kTallMax = dir_smem (kDirTileHLarge +
+      2 * boxfilter_direct_max_radius,
+      16 * dir_chunks_pk (boxfilter_direct_max_radius));
+  const Status st = small ?
+      detail::launch (box_direct<kDirTileHSmall, kDirSmallMaxRy, true>,
+          (int) blocks, kDirThreads, smem, stream, dp,
+          "boxfilter direct (packed)") :
+      detail::launch (box_direct<kDirTileHLarge, boxfilter_direct_max_radius,
+          true>, (int) blocks, kDirThreads, smem, stream, dp,
+          "boxfilter direct (packed)", false, kTallMax);
+  if (st == Status::ok)
+    g_packed_launches.fetch_add (1, std::memory_order_relaxed);
+  return st;
 }
 
 }  // namespace
@@ -2406,8 +2415,7 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
   if (direct_blocks > 0) {
     dp.tile_pitch = 16 * dir_chunks (max_rx);
     dp.tile_rows = dir_th + 2 * max_ry;
-    const size_t smem = (size_t) dp.tile_rows * kDirTileW * sizeof (uint16_t) +
-        (size_t) dp.tile_rows * dp.tile_pitch;
+    const size_t smem = dir_smem (dp.tile_rows, dp.tile_pitch);
     if (dir_th == kDirTileHSmall)
       box_direct<kDirTileHSmall, kDirSmallMaxRy, false>
           <<<(unsigned) direct_blocks, kDirThreads, smem, s>>> (dp);

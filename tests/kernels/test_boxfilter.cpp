@@ -1876,15 +1876,8 @@ GST_START_TEST (test_gpu_packed)
                 fail_unless (cip::detail::box_packed_launches () - launches ==
                     (pad % 4 == 0 && direct ? 1u : 0u), "%s: path", what.c_str ());
                 CUDA_OK (cudaStreamSynchronize (stream));
-                const std::vector<uint8_t> got = dout.download ();
-                if (got != out.bytes) {
-                  size_t i = 0;
-                  while (got[i] == out.bytes[i])
-                    i++;
-                  fail ("%s: first difference at row %zu byte %zu: got %u want %u",
-                      what.c_str (), i / out.pitch, i % out.pitch, got[i],
-                      out.bytes[i]);
-                }
+                fail_unless (same_bytes (dout.download (), out.bytes, out.pitch,
+                        what), "%s", what.c_str ());
               }
       }
     }
