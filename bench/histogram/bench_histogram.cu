@@ -8,7 +8,8 @@
  *   rows "replicated/<shape>", in every 8-bit case) against
  *   CUB DeviceHistogram::HistogramEven (pitched 2-D overload, 257 levels over
  *   [0, 256)) and, built with -DHAVE_NPP (bench/build-device.sh),
- *   nppiHistogramEven_8u_C1R_Ctx (257 levels).
+ *   nppiHistogramEven_8u_C1R_Ctx (257 levels); floors: an empty kernel, a
+ *   read-only kernel and a streaming read (floor_read4<false, true>).
  * - rgba: R, G, B of a packed RGBA frame (plus luma in a fourth histogram)
  *   in one call, against CUB MultiHistogramEven<4, 3>.
  * - yuv420: Y, U, V planes (4:2:0) in one call, against three CUB calls.
@@ -372,14 +373,17 @@ floor_read (const uint4 *p, size_t n16, uint32_t *sink)
  * a step, each load 512 contiguous bytes (a tail under 2 KB is not read):
  * what reading alone takes when the loads, not their number in flight, set
  * the pace. CHAINED: launched as ours is between calls (PDL,
- * detail/launch.cuh). */
+ * detail/launch.cuh). CS: streaming loads (ld.global.cs); with four
+ * 512-thread blocks an SM, the fastest plain read of a 16384^2 plane found
+ * on the H200 (round 30: 0.0613-0.0616 ms b2b, against 0.0616-0.0655 for
+ * __ldg at 1 to 8 blocks an SM). */
 struct Read4 {
   const uint4 *p;
   size_t n2k;                   /* 2 KB steps */
   uint32_t *sink;
 };
 
-template <bool CHAINED>
+template <bool CHAINED, bool CS = false>
 __global__ void __launch_bounds__ (512)
 floor_read4 (const Read4 a)
 {
@@ -396,7 +400,7 @@ floor_read4 (const Read4 a)
     uint4 v[4];
 #pragma unroll
     for (int k = 0; k < 4; k++)
-      v[k] = __ldg (q + 32 * k);
+      v[k] = CS ? __ldcs (q + 32 * k) : __ldg (q + 32 * k);
 #pragma unroll
     for (int k = 0; k < 4; k++)
       acc += v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
@@ -416,8 +420,14 @@ time_floors (Ctx &c, const Frame &f, std::vector<Row> &rows)
     floor_read<<<2 * sms, 512, 0, s>>> (reinterpret_cast<const uint4 *> (f.d),
         n16, c.out);
   };
+  const Read4 a { reinterpret_cast<const uint4 *> (f.d), n16 / 128, c.out };
+  auto stream_fn = [&] (cudaStream_t s) {
+    floor_read4<false, true><<<4 * sms, 512, 0, s>>> (a);
+  };
   rows.push_back (timed (c, "floor: empty kernel", empty_fn, true));
   rows.push_back (timed (c, "floor: read-only kernel", read_fn, true));
+  rows.push_back (timed (c, "floor: streaming read, 4 blocks an SM", stream_fn,
+          true));
   BENCH_CHECK (cudaGetLastError ());
 }
 
