@@ -375,7 +375,7 @@ floor_read (const uint4 *p, size_t n16, uint32_t *sink)
  * the pace. CHAINED: launched as ours is between calls (PDL,
  * detail/launch.cuh). CS: streaming loads (ld.global.cs); with four
  * 512-thread blocks an SM, the fastest plain read of a 16384^2 plane found
- * on the H200 (round 30: 0.0613-0.0616 ms b2b, against 0.0616-0.0655 for
+ * on the H200 (round 30: 0.0613 ms b2b, against 0.0616-0.0655 for
  * __ldg at 1 to 8 blocks an SM). */
 struct Read4 {
   const uint4 *p;
