@@ -5,7 +5,7 @@
 #   and 4K (sync=false: as fast as the GPU goes);
 # - how many 1080p30 streams one GPU carries through cudahistequalize: N
 #   decode+equalize pipelines in one process (one gst-launch with N branches),
-#   each stream's fps = its 300 frames / the run's time; N streams are carried
+#   each stream's fps = its frames (300; MEDIA_DIR/frames) / the run's time; N streams are carried
 #   when that is >= 30.
 # Writes lines to stdout and JSON lines to $OUT/bench-decode.json.
 # Usage: bench/decode.sh STAGED_BUILD BUNDLE MEDIA_DIR [N ...]
@@ -20,7 +20,12 @@ json=${OUT:-/tmp}/bench-decode.json
 gst=$(launch --version | awk '/GStreamer/{print $2; exit}')
 # seconds from gst-launch's "Execution ended after H:MM:SS.nnnnnnnnn"
 timed() { launch "$@" 2>&1 | awk -F'after ' '/Execution ended/{split($2,t,":"); print t[1]*3600+t[2]*60+t[3]} /ERROR/{print > "/dev/stderr"}'; }
-frames() { case "$1" in *1080p*) echo 300 ;; *) echo 120 ;; esac; }
+# an input's frame count: from MEDIA_DIR/frames (tests/make-media.sh), else
+# make-media's defaults
+frames() {
+  local n; n=$(awk -v f="$1" '$1 == f {print $2}' "$media/frames" 2>/dev/null)
+  [ -n "$n" ] && echo "$n" || case "$1" in *1080p*) echo 300 ;; *) echo 120 ;; esac
+}
 dec="qtdemux ! h264parse ! nvh264dec ! video/x-raw(memory:CUDAMemory)"
 full="cudaintegral ! cudaboxfilter radius-x=4 radius-y=4 ! cudahistogram ! cudahistequalize"
 for f in h264-1080p.mp4 h264-2160p.mp4; do
@@ -41,7 +46,7 @@ for N in $counts; do
   done
   s=$(timed $branches)
   [ -n "$s" ] || { echo "$N streams: FAILED"; break; }
-  per=$(awk -v s=$s 'BEGIN{printf "%.1f", 300/s}')
+  per=$(awk -v n="$(frames h264-1080p.mp4)" -v s=$s 'BEGIN{printf "%.1f", n/s}')
   ok=$(awk -v p=$per 'BEGIN{print (p >= 30) ? "carried" : "NOT carried"}')
   echo "$N x 1080p30 decode + cudahistequalize in one process: $per fps per stream ($s s): $ok"
   echo "{\"bench\": \"decode-streams\", \"streams\": $N, \"fps_per_stream\": $per, \"gst\": \"$gst\"}" >> "$json"

@@ -8,30 +8,46 @@
 #   h265-10bit-1080p.mkv  1920x1080 Main 10, 90 frames
 #   ball-2160p.mp4        3840x2160, 300 frames of videotestsrc's ball (the
 #                         tracking example's decode run, pipelines/track-gpu.sh)
+# DIR/frames lists each input with its frame count (bench/decode.sh reads it).
+# CIP_MEDIA_FRAMES=N (at least 30, what tests/decode-gpu.sh needs) caps every
+# input at N frames: small inputs for a carry with little room
+# (tests/stage-gpu-126.sh; give it a DIR of its own, since a file already
+# there is kept with its count).
 # Usage: tests/make-media.sh DIR   (files already there are kept)
 set -euo pipefail
 dir=${1:?usage: make-media.sh DIR}
+cap=${CIP_MEDIA_FRAMES:-0}
+if [ "$cap" != 0 ] && { ! [ "$cap" -ge 30 ] 2>/dev/null; }; then
+  echo "make-media: CIP_MEDIA_FRAMES must be a number of at least 30" >&2; exit 2
+fi
 mkdir -p "$dir"
-enc() {  # enc FILE SOURCE-AND-ENCODER...
-  local f=$dir/$1; shift
-  [ -s "$f" ] && return 0
-  echo "== encoding $f"
-  gst-launch-1.0 -q "$@" filesink location="$f.part" && mv "$f.part" "$f"
+touch "$dir/frames"
+enc() {  # enc FILE FRAMES CAPS-AND-ENCODER... (after videotestsrc num-buffers=FRAMES)
+  local name=$1 n=$2 f=$dir/$1; shift 2
+  [ "$cap" != 0 ] && [ "$n" -gt "$cap" ] && n=$cap
+  if [ ! -s "$f" ]; then
+    echo "== encoding $f ($n frames)"
+    gst-launch-1.0 -q videotestsrc num-buffers="$n" "$@" filesink location="$f.part" &&
+      mv "$f.part" "$f"
+    sed -i "/^$name /d" "$dir/frames"
+  fi
+  grep -q "^$name " "$dir/frames" || echo "$name $n" >> "$dir/frames"
 }
-enc h264-1080p.mp4 videotestsrc num-buffers=300 pattern=smpte horizontal-speed=3 ! \
+enc h264-1080p.mp4 300 pattern=smpte horizontal-speed=3 ! \
   video/x-raw,format=I420,width=1920,height=1080,framerate=30/1 ! \
   x264enc bitrate=6000 speed-preset=veryfast key-int-max=60 ! video/x-h264,profile=high ! \
   h264parse ! mp4mux !
-enc h264-2160p.mp4 videotestsrc num-buffers=120 pattern=zone-plate kx2=20 ky2=20 kt=1 ! \
+enc h264-2160p.mp4 120 pattern=zone-plate kx2=20 ky2=20 kt=1 ! \
   video/x-raw,format=I420,width=3840,height=2160,framerate=30/1 ! \
   x264enc bitrate=20000 speed-preset=veryfast key-int-max=60 ! video/x-h264,profile=high ! \
   h264parse ! mp4mux !
-enc h265-10bit-1080p.mkv videotestsrc num-buffers=90 pattern=smpte horizontal-speed=3 ! \
+enc h265-10bit-1080p.mkv 90 pattern=smpte horizontal-speed=3 ! \
   video/x-raw,format=I420_10LE,width=1920,height=1080,framerate=30/1 ! \
   x265enc bitrate=4000 speed-preset=ultrafast ! video/x-h265,profile=main-10 ! \
   h265parse ! matroskamux !
-enc ball-2160p.mp4 videotestsrc num-buffers=300 pattern=ball ! \
+enc ball-2160p.mp4 300 pattern=ball ! \
   video/x-raw,format=I420,width=3840,height=2160,framerate=30/1 ! \
   x264enc pass=qual quantizer=20 speed-preset=veryfast ! video/x-h264,profile=high ! \
   h264parse ! mp4mux !
 ls -l "$dir"
+cat "$dir/frames"

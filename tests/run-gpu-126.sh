@@ -6,17 +6,17 @@
 #   2. the hardware-decode tests (tests/decode-gpu.sh);
 #   3. unless --no-bench: the element bench (bench/run-device.sh, element
 #      part only, with and without the host wait) and bench/decode.sh.
-# Usage: bash tests/run-gpu-126.sh [--no-bench]   (after: tar -xf .gpu/gpu126.tar)
+# Usage: bash tests/run-gpu-126.sh [--no-bench]   (with .gpu/gpu126.tar.xz carried)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-[ -f .gpu/gst126/run.sh ] || tar -xf .gpu/gpu126.tar
+[ -f .gpu/gst126/run.sh ] || tar -xJf .gpu/gpu126.tar.xz
 rc=0
 bash tests/run-gpu.sh .gpu/build126 .gpu/gst126 || rc=1
-bash tests/decode-gpu.sh .gpu/build126 .gpu/gst126 .gpu/media || rc=1
+bash tests/decode-gpu.sh .gpu/build126 .gpu/gst126 .gpu/media126 || rc=1
 if [ "${1:-}" != "--no-bench" ]; then
   CIP_GST_BUNDLE=.gpu/gst126 BENCH_ELEMENTS="cudaintegral;cudaboxfilter radius-x=15 radius-y=15;cudahistequalize;cudahistequalize mode=clahe;cudahalftone" \
     bash bench/run-device.sh .gpu/build126 none
-  bash bench/decode.sh .gpu/build126 .gpu/gst126 .gpu/media
+  bash bench/decode.sh .gpu/build126 .gpu/gst126 .gpu/media126
 fi
 exit $rc

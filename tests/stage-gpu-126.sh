@@ -7,8 +7,10 @@
 #                   test_faults counts live objects with the leaks tracer)
 #   .gpu/build126   plugin, test executables and their list, bench_element,
 #                   decode test (as tests/stage-gpu.sh stages a 1.22 build)
-#   .gpu/media      H.264/H.265 inputs of the decode test (tests/make-media.sh)
-#   .gpu/gpu126.tar the three above, for carrying (the GPU machine untars it)
+#   .gpu/media126   H.264/H.265 inputs of the decode test (tests/make-media.sh;
+#                   CIP_MEDIA_FRAMES=N caps them at N frames, for a tight carry)
+#   .gpu/gpu126.tar.xz  the three above, for carrying (tests/run-gpu-126.sh
+#                   unpacks it); it and the working tree must fit a call's 64 MiB
 # The build runs inside the Debian 13 root ${TRIXIE_ROOT:-/tmp/trixie-gst},
 # with /usr/local/cuda and this checkout bind-mounted, into build-gpu126.
 # On the GPU machine: bash tests/run-gpu-126.sh (tests, decode, bench).
@@ -62,9 +64,18 @@ fi
 
 # 4. stage the build; decode inputs, encoded in the root (x264enc, x265enc)
 bash tests/stage-gpu.sh build-gpu126 .gpu/build126 .gpu/gst126
-in_root "cd /src/cip && bash tests/make-media.sh .gpu/media"
+in_root "cd /src/cip && CIP_MEDIA_FRAMES=${CIP_MEDIA_FRAMES:-0} bash tests/make-media.sh .gpu/media126"
 cleanup; mounted=()
 
-# 5. one file to carry
-tar -cf .gpu/gpu126.tar .gpu/gst126 .gpu/build126 .gpu/media
-du -sh .gpu/gst126 .gpu/build126 .gpu/media .gpu/gpu126.tar
+# 5. one file to carry, and whether it fits beside the working tree
+rm -f .gpu/gpu126.tar
+tar -cf - .gpu/gst126 .gpu/build126 .gpu/media126 | xz -9 -T0 > .gpu/gpu126.tar.xz
+du -sh .gpu/gst126 .gpu/build126 .gpu/media126 .gpu/gpu126.tar.xz
+tree=$(git ls-files -z | xargs -0 du -cb | tail -n 1 | cut -f1)
+art=$(stat -c %s .gpu/gpu126.tar.xz)
+echo "carry: tracked files $((tree >> 20)) MiB + gpu126.tar.xz $((art >> 20)) MiB (a call: 64 MiB)"
+if [ $((tree + art)) -ge $((64 << 20)) ]; then
+  echo "stage-gpu-126: too big to carry with the working tree: remove .gpu/media126 and" \
+    "stage again with CIP_MEDIA_FRAMES=40" >&2
+  exit 1
+fi
