@@ -5,8 +5,8 @@
 #   and 4K (sync=false: as fast as the GPU goes);
 # - how many 1080p30 streams one GPU carries through cudahistequalize: N
 #   decode+equalize pipelines in one process (one gst-launch with N branches),
-#   each stream's fps = its frames (300; MEDIA_DIR/frames) / the run's time; N streams are carried
-#   when that is >= 30.
+#   each stream's fps = its frames (MEDIA_DIR/frames, else 300) / the run's
+#   time; N streams are carried when that is >= 30.
 # Writes lines to stdout and JSON lines to $OUT/bench-decode.json.
 # Usage: bench/decode.sh STAGED_BUILD BUNDLE MEDIA_DIR [N ...]
 set -uo pipefail
@@ -36,7 +36,7 @@ for f in h264-1080p.mp4 h264-2160p.mp4; do
     [ -n "$s" ] || { echo "$f $label: FAILED"; continue; }
     fps=$(awk -v n=$n -v s=$s 'BEGIN{printf "%.1f", n/s}')
     echo "$f $label: $fps fps ($n frames in $s s, GStreamer $gst)"
-    echo "{\"bench\": \"decode\", \"file\": \"$f\", \"chain\": \"$label\", \"fps\": $fps, \"gst\": \"$gst\"}" >> "$json"
+    echo "{\"bench\": \"decode\", \"file\": \"$f\", \"frames\": $n, \"chain\": \"$label\", \"fps\": $fps, \"gst\": \"$gst\"}" >> "$json"
   done
 done
 for N in $counts; do
@@ -46,8 +46,9 @@ for N in $counts; do
   done
   s=$(timed $branches)
   [ -n "$s" ] || { echo "$N streams: FAILED"; break; }
-  per=$(awk -v n="$(frames h264-1080p.mp4)" -v s=$s 'BEGIN{printf "%.1f", n/s}')
+  n=$(frames h264-1080p.mp4)
+  per=$(awk -v n=$n -v s=$s 'BEGIN{printf "%.1f", n/s}')
   ok=$(awk -v p=$per 'BEGIN{print (p >= 30) ? "carried" : "NOT carried"}')
-  echo "$N x 1080p30 decode + cudahistequalize in one process: $per fps per stream ($s s): $ok"
-  echo "{\"bench\": \"decode-streams\", \"streams\": $N, \"fps_per_stream\": $per, \"gst\": \"$gst\"}" >> "$json"
+  echo "$N x 1080p30 decode + cudahistequalize in one process: $per fps per stream ($n frames in $s s): $ok"
+  echo "{\"bench\": \"decode-streams\", \"streams\": $N, \"frames\": $n, \"fps_per_stream\": $per, \"gst\": \"$gst\"}" >> "$json"
 done

@@ -17,21 +17,25 @@
 set -euo pipefail
 dir=${1:?usage: make-media.sh DIR}
 cap=${CIP_MEDIA_FRAMES:-0}
-if [ "$cap" != 0 ] && { ! [ "$cap" -ge 30 ] 2>/dev/null; }; then
+if ! [[ "$cap" =~ ^[0-9]+$ ]] || { [ "$((10#$cap))" -ne 0 ] && [ "$((10#$cap))" -lt 30 ]; }; then
   echo "make-media: CIP_MEDIA_FRAMES must be a number of at least 30" >&2; exit 2
 fi
+cap=$((10#$cap))
 mkdir -p "$dir"
 touch "$dir/frames"
 enc() {  # enc FILE FRAMES CAPS-AND-ENCODER... (after videotestsrc num-buffers=FRAMES)
   local name=$1 n=$2 f=$dir/$1; shift 2
-  [ "$cap" != 0 ] && [ "$n" -gt "$cap" ] && n=$cap
   if [ ! -s "$f" ]; then
+    if [ "$cap" -ne 0 ] && [ "$n" -gt "$cap" ]; then n=$cap; fi
     echo "== encoding $f ($n frames)"
-    gst-launch-1.0 -q videotestsrc num-buffers="$n" "$@" filesink location="$f.part" &&
-      mv "$f.part" "$f"
-    sed -i "/^$name /d" "$dir/frames"
+    gst-launch-1.0 -q videotestsrc num-buffers="$n" "$@" filesink location="$f.part" ||
+      { rm -f "$f.part"; echo "make-media: encoding $f failed" >&2; return 1; }
+    mv "$f.part" "$f"
+    grep -v -F "$name " "$dir/frames" > "$dir/frames.part" || true
+    mv "$dir/frames.part" "$dir/frames"
   fi
-  grep -q "^$name " "$dir/frames" || echo "$name $n" >> "$dir/frames"
+  # a file kept from before DIR/frames existed: made with the default count
+  grep -q -F "$name " "$dir/frames" || echo "$name $n" >> "$dir/frames"
 }
 enc h264-1080p.mp4 300 pattern=smpte horizontal-speed=3 ! \
   video/x-raw,format=I420,width=1920,height=1080,framerate=30/1 ! \

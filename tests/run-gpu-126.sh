@@ -10,7 +10,9 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-[ -f .gpu/gst126/run.sh ] || tar -xJf .gpu/gpu126.tar.xz
+# always unpacked: a warm machine may hold an older staging
+rm -rf .gpu/gst126 .gpu/build126 .gpu/media126
+tar -xJf .gpu/gpu126.tar.xz || { echo "run-gpu-126: cannot unpack .gpu/gpu126.tar.xz" >&2; exit 1; }
 rc=0
 bash tests/run-gpu.sh .gpu/build126 .gpu/gst126 || rc=1
 bash tests/decode-gpu.sh .gpu/build126 .gpu/gst126 .gpu/media126 || rc=1

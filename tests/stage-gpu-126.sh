@@ -20,6 +20,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 tools=${GPU_TOOLS:-$top/../shared/gpu}
 root=${TRIXIE_ROOT:-/tmp/trixie-gst}
 cd "$top"
+# checked now, not after minutes of bundling and building (make-media.sh
+# takes 0, for no cap, or at least 30)
+frames=${CIP_MEDIA_FRAMES:-0}
+if ! [[ "$frames" =~ ^[0-9]+$ ]] || { [ "$((10#$frames))" -ne 0 ] && [ "$((10#$frames))" -lt 30 ]; }; then
+  echo "stage-gpu-126: CIP_MEDIA_FRAMES must be a number of at least 30" >&2; exit 2
+fi
+frames=$((10#$frames))
 in_root() {
   chroot "$root" /usr/bin/env -i HOME=/root \
     PATH=/usr/local/cuda/bin:/usr/sbin:/usr/bin:/sbin:/bin \
@@ -64,18 +71,21 @@ fi
 
 # 4. stage the build; decode inputs, encoded in the root (x264enc, x265enc)
 bash tests/stage-gpu.sh build-gpu126 .gpu/build126 .gpu/gst126
-in_root "cd /src/cip && CIP_MEDIA_FRAMES=${CIP_MEDIA_FRAMES:-0} bash tests/make-media.sh .gpu/media126"
+in_root "cd /src/cip && CIP_MEDIA_FRAMES=$frames bash tests/make-media.sh .gpu/media126"
 cleanup; mounted=()
 
 # 5. one file to carry, and whether it fits beside the working tree
 rm -f .gpu/gpu126.tar
-tar -cf - .gpu/gst126 .gpu/build126 .gpu/media126 | xz -9 -T0 > .gpu/gpu126.tar.xz
+tar -cf - .gpu/gst126 .gpu/build126 .gpu/media126 | xz -9 -T0 > .gpu/gpu126.tar.xz.part
+mv .gpu/gpu126.tar.xz.part .gpu/gpu126.tar.xz
 du -sh .gpu/gst126 .gpu/build126 .gpu/media126 .gpu/gpu126.tar.xz
-tree=$(git ls-files -z | xargs -0 du -cb | tail -n 1 | cut -f1)
+# what travels with it: tracked files and untracked ones git does not ignore
+tree=$(git ls-files -z -co --exclude-standard | du -cb --files0-from=- 2>/dev/null |
+  tail -n 1 | cut -f1 || true)
 art=$(stat -c %s .gpu/gpu126.tar.xz)
-echo "carry: tracked files $((tree >> 20)) MiB + gpu126.tar.xz $((art >> 20)) MiB (a call: 64 MiB)"
-if [ $((tree + art)) -ge $((64 << 20)) ]; then
+echo "carry: working tree $((${tree:-0} >> 20)) MiB + gpu126.tar.xz $((art >> 20)) MiB (a call: 64 MiB)"
+if [ $((${tree:-0} + art)) -ge $((64 << 20)) ]; then
   echo "stage-gpu-126: too big to carry with the working tree: remove .gpu/media126 and" \
-    "stage again with CIP_MEDIA_FRAMES=40" >&2
+    "stage again with CIP_MEDIA_FRAMES=40 (and --no-build)" >&2
   exit 1
 fi
