@@ -14,6 +14,7 @@
 # (tests/stage-gpu-126.sh; give it a DIR of its own, since a file already
 # there is kept with its count).
 # Usage: tests/make-media.sh DIR   (files already there are kept)
+#        tests/make-media.sh --check (only checks CIP_MEDIA_FRAMES)
 set -euo pipefail
 dir=${1:?usage: make-media.sh DIR}
 cap=${CIP_MEDIA_FRAMES:-0}
@@ -21,6 +22,7 @@ if ! [[ "$cap" =~ ^[0-9]+$ ]] || { [ "$((10#$cap))" -ne 0 ] && [ "$((10#$cap))" 
   echo "make-media: CIP_MEDIA_FRAMES must be a number of at least 30" >&2; exit 2
 fi
 cap=$((10#$cap))
+[ "$dir" = --check ] && exit 0
 mkdir -p "$dir"
 touch "$dir/frames"
 enc() {  # enc FILE FRAMES CAPS-AND-ENCODER... (after videotestsrc num-buffers=FRAMES)
