@@ -1817,8 +1817,10 @@ GST_START_TEST (test_gpu_packed)
   /* 32 and 100 columns: rows of whole 16-byte chunks */
   const testutil::Size sizes[] = { {1, 1}, {2, 3}, {31, 17}, {32, 7},
     {33, 65}, {100, 70}, {129, 32}, {641, 363} };
-  /* (14, 16) first: the first call of the tall tile whose shared memory
-   * passes 48 KiB only with its static part (the opt-in is per process) */
+  /* (14, 16) first: the tall tile's dynamic shared memory is exactly 48 KiB
+   * there and passes it only with the static shift[], so the launch fails
+   * unless the kernel is opted in (detail::launch, to the tall tile's
+   * largest size, on every call) */
   const Radius radii[] = { {14, 16}, {0, 0}, {1, 1}, {2, 5}, {7, 0}, {0, 9},
     {13, 13}, {16, 3}, {3, 16}, {13, 16}, {16, 16} };
   int salt = 0;
