@@ -586,22 +586,13 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
       emit (cx, r, input, floor32, bench::kv ("frames", (double) frames));
     }
 
-  /* tiled's three launches where the grouped two serve, for comparison;
-   * and the grouped output pass waiting for the first pass's grid (PDL)
-   * rather than for its groups' counts */
+  /* tiled's three launches where the grouped two serve, for comparison */
   if (cip::detail::sat_config (s.w, s.h, cip::SatType::u32, false,
-          cip::SatAlgorithm::tiled).grouped) {
+          cip::SatAlgorithm::tiled).grouped)
     tuned_row ("tiled u32, 3 launches", 1,
         [] (cip::detail::SatTuning &t) { t.tiled_ungrouped = 1; },
         bench::kv ("config", config_string (s, cip::SatType::u32, false,
                 cip::SatAlgorithm::tiled) + " three launches"));
-    for (int frames : { 1, bench::kFrames })
-      tuned_row (std::string ("tiled u32, grid wait") + (frames > 1 ?
-              ", 4 frames" : ""), frames,
-          [] (cip::detail::SatTuning &t) { t.tiled_grid_wait = 1; },
-          bench::kv ("tiled_grid_wait", 1.0) + ", " + bench::kv ("frames",
-              (double) frames));
-  }
 
   if (sweep) {
     printf ("-- sweep at %s (u32): TH = rows per strip, K = look-back bound, "

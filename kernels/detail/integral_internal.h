@@ -45,9 +45,6 @@ struct SatTuning {
   int tiled_l2 = 0;      /* tiled: whether the first pass keeps the input in L2
                             for the output pass: 0 where it takes at most 3/2
                             of L2, 1 never, 2 always */
-  int tiled_grid_wait = 0;  /* tiled, grouped u32: 1 makes the output pass
-                               wait for the whole first pass (the PDL grid
-                               wait) instead of its groups' counts */
 };
 void sat_set_tuning (const SatTuning &t);
 SatTuning sat_get_tuning ();
@@ -98,11 +95,6 @@ struct SatTiles {
   uint32_t *gcol = nullptr, *gtot = nullptr;  /* grouped (above) */
   bool keep_in_l2 = false;    /* the input stays in L2 for the output pass */
 };
-
-/* The workspace starts with kSatCtlBytes of control words, then a flag a
- * strip (single_pass) or a count a group (tiled, grouped u32): zeros between
- * calls, which integral_workspace_init sets and every call leaves. */
-constexpr size_t kSatCtlBytes = 256;
 
 /* Grouped tables: tile rows a group, tile columns at most. */
 constexpr int kSatTiledGroupRows = 16;

@@ -121,7 +121,7 @@ using u64 = unsigned long long;
 constexpr int kCols = 16;                 /* columns per thread */
 constexpr int kThMin = 4, kThMax = 128;   /* strip heights allowed */
 constexpr int kMaxStrips = (detail::kSatMaxSide + kThMin - 1) / kThMin;
-constexpr size_t kCtlBytes = detail::kSatCtlBytes;
+constexpr size_t kCtlBytes = 256;
 constexpr size_t kFlagsOffset = kCtlBytes;
 constexpr size_t kDataOffset = kFlagsOffset + sizeof (uint32_t) * kMaxStrips;
 constexpr uint32_t kFlagAgg = 1, kFlagPrefix = 2;
@@ -1188,23 +1188,10 @@ tiled_ngroups (int nty)
 }
 
 /* The tables (detail::SatTiles; grouped: gcol and gtot set, col and tot
- * in-group prefixes, row unscanned) and, for the output pass, the table.
- * ready (grouped u32): the output pass waits for the groups it reads rather
- * than for the whole first pass. Each first-pass block adds one to its
- * group's count after its stores (ntx a group). An output block polls the
- * counts of its group and those above, and the last output block (ticket)
- * zeros them for the next call. The output grid is scheduled only once every
- * first-pass block has started (PDL), so what it polls is running. The
- * counts and the ticket live in the workspace's control words, which
- * single_pass also leaves zero. */
-static_assert (tiled_ngroups ((detail::kSatTiledMaxSide + 15) / 16) <=
-    kMaxStrips, "the group counts fit the flags");
-
+ * in-group prefixes, row unscanned) and, for the output pass, the table. */
 struct TiledParams : detail::SatTiles {
   void *sum;
   size_t sum_pitch;
-  uint32_t *ready = nullptr;    /* [ngroups] */
-  uint32_t *ticket = nullptr;
 };
 
 /* The L2 policy of tiled's input loads (sm_80 on). The output pass reads
@@ -1578,14 +1565,6 @@ sat_tiled_aggregate_grouped (const TiledParams p)
     if (lane == 0)
       __stcg (p.gtot + (size_t) g * p.ntx + tx, et + t);
   }
-  if (p.ready) {
-    /* this block's tables are in: one more of the group's ntx */
-    __syncthreads ();
-    if (threadIdx.x == 0) {
-      __threadfence ();
-      atomicAdd (p.ready + g, 1u);
-    }
-  }
 }
 
 /* Exclusive scan, in place, of n vectors of 4 u32 (stride elements apart,
@@ -1781,34 +1760,6 @@ tiled_emit (const TiledParams &p, const uint32_t (&w)[TH], const uint4 &v,
   }
 }
 
-/* Grouped u32 output with ready (TiledParams): waits until groups 0 .. g
- * have all their first-pass blocks in (warp 0 polls, the block follows). */
-__device__ __forceinline__ void
-wait_for_groups (const TiledParams &p, int g)
-{
-  if (threadIdx.x < 32) {
-    for (int k = threadIdx.x; k <= g; k += 32)
-      detail::spin_until_at_least (p.ready + k, (uint32_t) p.ntx);
-    __threadfence ();
-  }
-  __syncthreads ();
-}
-
-/* ... and once the block is done with the tables: the last block zeros the
- * counts for the next call, after waiting for the first pass's grid, so that
- * this grid ends after it (the next call's first pass waits on this grid
- * alone). Thread 0. */
-__device__ __forceinline__ void
-release_groups (const TiledParams &p)
-{
-  if (atomicAdd (p.ticket, 1u) != gridDim.x - 1)
-    return;
-  wait_for_previous_kernel ();
-  for (int k = 0; k < tiled_ngroups (p.nty); k++)
-    p.ready[k] = 0;
-  *p.ticket = 0;
-}
-
 /* Grouped output: the sums over groups k0, k0 + step, .. below g of the
  * group tables, B groups' loads at once: the lane's 4 column sums (from x)
  * into v, and lane i < tx the totals of tile column i into t. */
@@ -1907,11 +1858,7 @@ tiled_output (const TiledParams &p)
     for (int r = 0; r < TH; r++)
       w[r] = 0;
   }
-  const int g = blockIdx.x / p.ntx * NW / kTiledGroup;   /* STACK: the block's */
-  if (STACK && p.ready)
-    wait_for_groups (p, g);
-  else
-    wait_for_previous_kernel ();
+  wait_for_previous_kernel ();
   if (!STACK && !live)
     return;
   /* (a dead warp of a stacked block reads tile (tx, 0)'s, unused) */
@@ -1939,15 +1886,14 @@ tiled_output (const TiledParams &p)
     __shared__ uint32_t st[NW][32];
     uint4 gs = make_uint4 (0, 0, 0, 0);
     uint32_t gts = 0;
-    add_groups<kTiledStackBatch> (p, g, warp, NW, x, tx, lane, gs, gts);
+    add_groups<kTiledStackBatch> (p, blockIdx.x / p.ntx * NW / kTiledGroup,
+        warp, NW, x, tx, lane, gs, gts);
     load_rows_left (p, top, tx, lane, rr);
     cl = lane < tx ? __ldcg (p.tot + (size_t) ty * p.ntx + lane) : 0u;
     sv[warp][lane] = gs;
     st[warp][lane] = gts;
     rl = sum_rows_left (rr, lane);
     __syncthreads ();
-    if (p.ready && threadIdx.x == 0)
-      release_groups (p);
     if (!live)
       return;
 #pragma unroll
@@ -2300,14 +2246,12 @@ run_type (const SatParams &p, SatType type, bool sq, const detail::SatConfig &cf
  * calls (detail/launch.cuh). */
 template <int TH, bool S4>
 Status
-run_tiled_tables_s (const detail::SatTiles &t, cudaStream_t stream,
-    uint32_t *ready = nullptr)
+run_tiled_tables_s (const detail::SatTiles &t, cudaStream_t stream)
 {
   TiledParams p;
   static_cast<detail::SatTiles &> (p) = t;
   p.sum = nullptr;
   p.sum_pitch = 0;
-  p.ready = ready;
   if constexpr (TH == 16) {
     if (p.gcol)
       return launch (sat_tiled_aggregate_grouped<TH, S4>,
@@ -2337,25 +2281,16 @@ Status
 run_tiled_kernels_s (const TiledParams &p, cudaStream_t stream)
 {
   const int grid = (p.ntx * p.nty + kTiledWarps - 1) / kTiledWarps;
-  Status st = run_tiled_tables_s<TH, S4> (p, stream, p.ready);
+  Status st = run_tiled_tables_s<TH, S4> (p, stream);
   if (st != Status::ok)
     return st;
   if constexpr (TH == 16) {
     /* grouped u32: kTiledStack tiles of one tile column a block */
-    if (p.gcol) {
-      st = launch (sat_tiled_output_grouped<T, CS, S4>, sizeof (T) == 4 ?
+    if (p.gcol)
+      return launch (sat_tiled_output_grouped<T, CS, S4>, sizeof (T) == 4 ?
           p.ntx * ((p.nty + kTiledStack - 1) / kTiledStack) : grid,
           32 * kTiledWarps, 0, stream, p, "sat_tiled_output_grouped",
           pdl_supported ());
-      /* the counts the first pass left, for the next call (a failed
-       * launch that leaves the context usable) */
-      if (st != Status::ok && p.ready) {
-        (void) cudaMemsetAsync (p.ticket, 0, sizeof (uint32_t), stream);
-        (void) cudaMemsetAsync (p.ready, 0, sizeof (uint32_t) *
-            tiled_ngroups (p.nty), stream);
-      }
-      return st;
-    }
   }
   return launch (sat_tiled_output<TH, T, CS, S4>, grid, 32 * kTiledWarps, 0,
       stream, p, "sat_tiled_output", pdl_supported ());
@@ -2429,11 +2364,6 @@ run_tiled (const ImageView &src, SatType type, const SatDest &dst,
           (size_t) detail::l2_cache_bytes () / 2 * 3);
   p.sum = dst.sum;
   p.sum_pitch = dst.sum_pitch;
-  if (p.gcol && type == SatType::u32 && g_tuning.tiled_grid_wait == 0) {
-    /* ctl[2]: single_pass uses ctl[0] and ctl[1] */
-    p.ticket = reinterpret_cast<uint32_t *> (ws) + 2;
-    p.ready = reinterpret_cast<uint32_t *> (ws + kFlagsOffset);
-  }
   return th == 32 ? run_tiled_th<32> (p, type, stream)
       : run_tiled_th<16> (p, type, stream);
 }

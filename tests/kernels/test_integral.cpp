@@ -14,7 +14,6 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -1453,116 +1452,6 @@ GST_START_TEST (test_gpu_late_input)
 }
 GST_END_TEST;
 
-/* Whether the workspace's control words (the counters, a flag a strip or a
- * count a group) are all zero, as every call must leave them. */
-bool
-control_words_zero (const std::string &what)
-{
-  const size_t n = cip::detail::kSatCtlBytes + 4 * 1024;
-  std::vector<uint8_t> h (n);
-  CUDA_OK (cudaStreamSynchronize (g_ws.stream));
-  CUDA_OK (cudaMemcpy (h.data (), g_ws.ptr, n, cudaMemcpyDeviceToHost));
-  for (size_t i = 0; i < n; i++)
-    if (h[i]) {
-      fprintf (stderr, "FAIL %s: control byte %zu is 0x%02x\n", what.c_str (),
-          i, h[i]);
-      return false;
-    }
-  return true;
-}
-
-/* Grouped u32 tiled: the output pass waits for the counts of its groups
- * (the first pass's blocks that are in), not for the first pass's grid,
- * and its last block zeros them. Rounds of calls back to back on one
- * workspace (PDL between calls), sizes with 1 to 17 groups and 1 to 32 tile
- * columns, single_pass (which shares the control words) between them; the
- * grid wait (tiled_grid_wait) for comparison. Every table is checked after
- * its round, and the control words are zero after every round. */
-GST_START_TEST (test_gpu_tiled_group_counts)
-{
-  const bool sm = cip_test_small ();
-  const cip::detail::SatTuning saved = cip::detail::sat_get_tuning ();
-  ensure_workspace ();
-  const Variant v = { cip::SatType::u32, false };
-  struct Job {
-    cip::SatAlgorithm a;
-    HostImage img;
-    RefResult want;
-    DevBuf src, sum;
-    Job (int w, int h, Content c, int seed, cip::SatAlgorithm algo) : a (algo),
-        img (make_image (w, h, c, seed)), want (w, h, { cip::SatType::u32,
-                false }, dst_pitch (w, 4, PitchMode::aligned256), 0),
-        src (img.bytes.size ()), sum (want.sum.bytes.size ()) {
-      fail_unless (run_ref (img.view (), { cip::SatType::u32, false }, want) ==
-          cip::Status::ok);
-      src.upload (img.bytes);
-    }
-  };
-  struct Spec { int w, h; Content c; cip::SatAlgorithm a; };
-  const cip::SatAlgorithm T = cip::SatAlgorithm::tiled,
-      S = cip::SatAlgorithm::single_pass;
-  std::vector<Spec> specs = { {129, 300, Content::random, T},
-    {4096, 257, Content::all255, T}, {641, 37, Content::natural, S},
-    {1, 1, Content::random, T}, {300, 4352, Content::random, T},
-    {4095, 511, Content::natural, T} };
-  if (!sm) {
-    specs.push_back ({3840, 2160, Content::natural, T});
-    specs.push_back ({1920, 1080, Content::random, S});
-    specs.push_back ({4096, 4352, Content::random, T});
-    specs.push_back ({1920, 1080, Content::random, T});
-  }
-  std::vector<std::unique_ptr<Job>> jobs;
-  int seed = 90;
-  for (const Spec &sp : specs)
-    jobs.emplace_back (new Job (sp.w, sp.h, sp.c, seed++, sp.a));
-  cudaStream_t st = g_ws.stream;
-  int failures = 0;
-  const int rounds = sm ? 4 : 40;
-  for (int gw : { 0, 1 }) {
-    cip::detail::SatTuning t = saved;
-    t.tiled_grid_wait = gw;
-    cip::detail::sat_set_tuning (t);
-    const cip::detail::SatConfig cfg = cip::detail::sat_config (3840, 2160,
-        cip::SatType::u32, false, T);
-    fail_unless (cfg.grouped, "3840x2160 tiled runs grouped");
-    for (int r = 0; r < rounds && failures == 0; r++) {
-      for (auto &j : jobs)
-        CUDA_OK (cudaMemsetAsync (j->sum.p, r & 1 ? 0x5A : 0xA5, j->sum.n, st));
-      /* rounds alternate the order */
-      for (size_t k = 0; k < jobs.size (); k++) {
-        Job &j = *jobs[r & 1 ? jobs.size () - 1 - k : k];
-        cip::ImageView dv = j.img.view ();
-        dv.data = j.src.p;
-        cip::SatDest d;
-        d.sum = j.sum.p;
-        d.sum_pitch = j.want.sum.pitch;
-        const cip::Status s = cip::integral (dv, v.type, d, g_ws.ptr,
-            g_ws.bytes, st, j.a);
-        fail_unless (s == cip::Status::ok, "%dx%d: %s (%s)", j.img.width,
-            j.img.height, cip::status_string (s), cip::last_cuda_error ());
-      }
-      CUDA_OK (cudaStreamSynchronize (st));
-      char what[96];
-      for (auto &j : jobs) {
-        snprintf (what, sizeof (what), "gpu group counts %s %dx%d, grid wait "
-            "%d, round %d", cip::sat_algorithm_name (j->a), j->img.width,
-            j->img.height, gw, r);
-        HostTable got (j->img.width, j->img.height, 4, j->want.sum.pitch);
-        got.bytes = j->sum.download ();
-        if (!same_table (got, j->want.sum, what))
-          failures++;
-      }
-      snprintf (what, sizeof (what), "gpu group counts, grid wait %d, round %d",
-          gw, r);
-      if (!control_words_zero (what))
-        failures++;
-    }
-  }
-  cip::detail::sat_set_tuning (saved);
-  fail_unless (failures == 0, "%d failing group-count cases", failures);
-}
-GST_END_TEST;
-
 /* The soft-synchronized single-pass kernel (strips claimed by ticket, look-
  * back over flags) 10,000 times on one workspace: the same table every time
  * (no race between strips, ticket and flags reset by the last block).
@@ -1645,7 +1534,6 @@ integral_suite ()
   tcase_add_test (gpu, test_gpu_16bit_strips);
   tcase_add_test (gpu, test_gpu_tiled);
   tcase_add_test (gpu, test_gpu_late_input);
-  tcase_add_test (gpu, test_gpu_tiled_group_counts);
   tcase_add_test (gpu, test_gpu_repeatable);
   tcase_add_test (gpu, test_gpu_many_strips);
 #endif
