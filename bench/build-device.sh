@@ -3,7 +3,7 @@
 # when present, so our kernels and the library baselines run side by side in
 # one binary. The kernel sources the families need are compiled once, all in
 # parallel, then each bench is linked against them.
-# Usage: bench/build-device.sh OUTDIR [arch [family ...]]
+# Usage: [CIP_NVCC_DEFINES="-DX=1 ..."] bench/build-device.sh OUTDIR [arch [family ...]]
 # (arch default sm_90; families default: every bench/<family>/bench_<family>.cu)
 set -euo pipefail
 out=${1:?usage: build-device.sh OUTDIR [arch [family ...]]}; arch=${2:-sm_90}
@@ -14,6 +14,9 @@ root=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
 mkdir -p "$out/obj"
 flags=(-O3 -std=c++17 -arch="$arch" --expt-relaxed-constexpr -lineinfo
        -I"$top/kernels/include" -I"$top/kernels" -I"$here/common" -DHAVE_CUDA=1)
+# CIP_NVCC_DEFINES: extra -D flags, for builds of a kernel's variants side by side
+read -r -a extra <<< "${CIP_NVCC_DEFINES:-}"
+flags+=(${extra[@]+"${extra[@]}"})
 libs=()
 if ls "$root"/lib64/libnppc.so* >/dev/null 2>&1 || ls "$root"/targets/*/lib/libnppc.so* >/dev/null 2>&1; then
   flags+=(-DHAVE_NPP=1); libs+=(-L"$root/lib64" -lnppist -lnppif -lnppicc -lnppc)

@@ -1392,11 +1392,32 @@ tile_col_sums (const uint32_t (&w)[TH])
  * 32 rows) after which lane l holds row l & (TH - 1), and a warp sum. The
  * reductions take a quarter fewer instructions and leave the first pass
  * its registers (no spill at 16-row tiles). */
+#ifndef CIP_SAT_PACKED_ROWS
+#define CIP_SAT_PACKED_ROWS 1
+#endif
+#ifndef CIP_SAT_LANE_SCAN
+#define CIP_SAT_LANE_SCAN 1
+#endif
 template <int TH>
 __device__ __forceinline__ uint32_t
-tile_row_sums (const uint32_t (&w)[TH], int lane, uint32_t &tot)
+tile_row_sums (const uint32_t (&w)[TH], int lane, uint32_t &tot,
+    uint32_t lane_total)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && CIP_SAT_PACKED_ROWS
+  /* rows r and r + TH / 2 share a reduction: a lane's 4 samples sum to at
+   * most 1020, a tile row's 128 to at most 32640 < 2^16 */
+  constexpr int H = TH / 2;
+  uint32_t s = 0;
+#pragma unroll
+  for (int r = 0; r < H; r++) {
+    const uint32_t two = __dp4a (w[r], 0x01010101u,
+        __dp4a (w[r + H], 0x01010101u, 0u) << 16);
+    const uint32_t v = __reduce_add_sync (0xffffffffu, two);
+    s = (lane & (H - 1)) == r ? v : s;
+  }
+  tot = __reduce_add_sync (0xffffffffu, lane_total);
+  return lane < H ? s & 0xffffu : s >> 16;
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   uint32_t s = 0, t = 0;
 #pragma unroll
   for (int r = 0; r < TH; r++) {
@@ -1492,7 +1513,7 @@ tiled_tile_sums (const TiledParams &p, int tx, int ty, int lane, uint32_t &tot)
   /* column sums first: w dies in the row sums (48 registers, not 63, at
    * TH 32) */
   const uint4 c = tile_col_sums<TH> (w);
-  const uint32_t s = tile_row_sums<TH> (w, lane, tot);
+  const uint32_t s = tile_row_sums<TH> (w, lane, tot, c.x + c.y + c.z + c.w);
   if (lane < TH)
     __stcg (p.row + (size_t) tx * p.rowp + top + lane, s);
   return c;
@@ -1520,6 +1541,52 @@ sat_tiled_aggregate (const TiledParams p)
     __stcg (p.tot + (size_t) ty * p.ntx + tx, t);
 }
 
+/* The grouped first pass's exclusive scan down its kTiledGroup warps of
+ * the lane's 4 column sums (v) and the warp's total (t, lane 0): after the
+ * warps publish theirs, thread i scans column i % 8 + 8 (i / 32) over the
+ * quarter (i / 8) % 4 of the warps, and the quarters meet in shuffles; warp
+ * 0 scans the totals. About 25 instructions a thread where summing the
+ * warps above took up to 15 rounds of shared loads. */
+constexpr int kGroupScanStride = 132;   /* u32 a warp's row: 16-byte rows,
+                                           2-way conflicts at most */
+__device__ __forceinline__ void
+group_exclusive_scan (uint32_t (&cs)[kTiledGroup][kGroupScanStride],
+    uint32_t (&ts)[kTiledGroup], int warp, int lane, const uint4 &v,
+    uint32_t t, uint4 &e, uint32_t &et)
+{
+  static_assert (kTiledGroup == 16, "4 quarters of 4 warps");
+  *reinterpret_cast<uint4 *> (&cs[warp][4 * lane]) = v;
+  if (lane == 0)
+    ts[warp] = t;
+  __syncthreads ();
+  const int c = (lane & 7) + 8 * warp, q = lane >> 3;
+  const uint32_t a0 = cs[4 * q][c], a1 = a0 + cs[4 * q + 1][c],
+      a2 = a1 + cs[4 * q + 2][c], a3 = a2 + cs[4 * q + 3][c];
+  uint32_t inc = a3, n = __shfl_up_sync (0xffffffffu, inc, 8);
+  if (q >= 1)
+    inc += n;
+  n = __shfl_up_sync (0xffffffffu, inc, 16);
+  if (q >= 2)
+    inc += n;
+  const uint32_t ex = inc - a3;
+  uint32_t tv = 0;
+  if (warp == 0)
+    tv = lane < kTiledGroup ? ts[lane] : 0u;
+  __syncthreads ();
+  cs[4 * q][c] = ex;
+  cs[4 * q + 1][c] = ex + a0;
+  cs[4 * q + 2][c] = ex + a1;
+  cs[4 * q + 3][c] = ex + a2;
+  if (warp == 0) {
+    const uint32_t ti = detail::warp_inclusive_scan (tv, lane);
+    if (lane < kTiledGroup)
+      ts[lane] = ti - tv;
+  }
+  __syncthreads ();
+  e = *reinterpret_cast<const uint4 *> (&cs[warp][4 * lane]);
+  et = ts[warp];
+}
+
 /* three 512-thread blocks an SM where an SM holds 1536 threads or more
  * (sm_80 on), two on sm_75 */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -1538,7 +1605,11 @@ template <int TH, bool S4>
 __global__ void __launch_bounds__ (32 * kTiledGroup, CIP_TILED_GROUP_MIN_BLOCKS)
 sat_tiled_aggregate_grouped (const TiledParams p)
 {
+#if CIP_SAT_LANE_SCAN
+  __shared__ __align__ (16) uint32_t cs[kTiledGroup][kGroupScanStride];
+#else
   __shared__ uint4 cs[kTiledGroup][32];
+#endif
   __shared__ uint32_t ts[kTiledGroup];
   /* the kernel ahead first: the output pass reads the input before its
    * own wait */
@@ -1552,7 +1623,11 @@ sat_tiled_aggregate_grouped (const TiledParams p)
     c = tiled_tile_sums<TH, S4> (p, tx, ty, lane, t);
   uint4 e;
   uint32_t et;
+#if CIP_SAT_LANE_SCAN
+  group_exclusive_scan (cs, ts, warp, lane, c, t, e, et);
+#else
   warps_exclusive_scan (cs, ts, warp, lane, c, t, e, et);
+#endif
   const int x = tx * kTW + 4 * lane;
   if (ty < p.nty) {
     __stcg (reinterpret_cast<uint4 *> (p.col + (size_t) ty * p.colp + x), e);
