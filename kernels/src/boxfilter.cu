@@ -481,6 +481,32 @@ struct DirectPlane {
                                    copied rather than filtered */
 };
 
+/* A plane of box_direct: tiles_x tiles across, its first block
+ * block_begin; copy_mask 0. */
+DirectPlane
+direct_plane (const uint8_t *src, size_t src_pitch, int src_step, uint8_t *dst,
+    size_t dst_pitch, int dst_step, int w, int h, int rx, int ry, int tiles_x,
+    int block_begin)
+{
+  DirectPlane d = {};
+  d.src = src;
+  d.src_pitch = src_pitch;
+  d.src_step = src_step;
+  d.dst = dst;
+  d.dst_pitch = dst_pitch;
+  d.dst_step = dst_step;
+  d.w = w;
+  d.h = h;
+  d.rx = rx;
+  d.ry = ry;
+  d.tiles_x = tiles_x;
+  d.block_begin = block_begin;
+  d.full_area = (uint32_t) (2 * rx + 1) * (uint32_t) (2 * ry + 1);
+  d.rcp_full = box_rcp (d.full_area);
+  d.div_full = detail::box_divisor (d.full_area);
+  return d;
+}
+
 struct DirectParams {
   DirectPlane p[boxfilter_max_planes];
   int n;
@@ -2061,23 +2087,11 @@ run_direct_packed (const detail::BoxPacked &pk, bool replicate,
   dp.replicate = replicate ? 1 : 0;
   dp.n = 1;
   DirectPlane &d = dp.p[0];
-  d.src = pk.src;
-  d.src_pitch = pk.src_pitch;
-  d.src_step = 4;
-  d.dst = pk.dst;
-  d.dst_pitch = pk.dst_pitch;
-  d.dst_step = 4;
-  d.w = pk.w;
-  d.h = pk.h;
-  d.rx = pk.rx;
-  d.ry = pk.ry;
+  /* tiles of kDirTileW bytes, 4 bytes a pixel */
+  d = direct_plane (pk.src, pk.src_pitch, 4, pk.dst, pk.dst_pitch, 4, pk.w,
+      pk.h, pk.rx, pk.ry, (int) (((long long) pk.w * 4 + kDirTileW - 1) /
+          kDirTileW), 0);
   d.copy_mask = pk.copy_mask;
-  const uint32_t full = (uint32_t) (2 * pk.rx + 1) * (uint32_t) (2 * pk.ry + 1);
-  d.full_area = full;
-  d.rcp_full = box_rcp (full);
-  d.div_full = detail::box_divisor (full);
-  d.tiles_x = (int) (((long long) pk.w * 4 + kDirTileW - 1) / kDirTileW);
-  d.block_begin = 0;
   const bool small = pk.ry <= kDirSmallMaxRy;
   const int th = small ? kDirTileHSmall : kDirTileHLarge;
   const long long blocks = (long long) d.tiles_x * div_up (pk.h, th);
@@ -2341,21 +2355,9 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
     const uint32_t full = (uint32_t) (2 * p.rx + 1) * (uint32_t) (2 * p.ry + 1);
     if (direct[i]) {
       DirectPlane &d = dp.p[dp.n++];
-      d.src = p.src.data;
-      d.src_pitch = p.src.pitch;
-      d.src_step = p.src.step;
-      d.dst = p.dst;
-      d.dst_pitch = p.dst_pitch;
-      d.dst_step = p.dst_step;
-      d.w = w;
-      d.h = h;
-      d.rx = p.rx;
-      d.ry = p.ry;
-      d.tiles_x = div_up (w, kDirTileW);
-      d.block_begin = (int) direct_blocks;
-      d.full_area = full;
-      d.rcp_full = box_rcp (full);
-      d.div_full = detail::box_divisor (full);
+      d = direct_plane (p.src.data, p.src.pitch, p.src.step, p.dst,
+          p.dst_pitch, p.dst_step, w, h, p.rx, p.ry, div_up (w, kDirTileW),
+          (int) direct_blocks);
       direct_blocks += (long long) d.tiles_x * div_up (h, dir_th);
       continue;
     }
