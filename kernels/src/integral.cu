@@ -1531,7 +1531,7 @@ sat_tiled_aggregate (const TiledParams p)
  * quarter (i / 8) % 4 of the warps, and the quarters meet in shuffles; warp
  * 0 scans the totals. About 25 instructions a thread where summing the
  * warps above took up to 15 rounds of shared loads: round 31 measured the
- * tables at UHD 0.5 us faster. */
+ * tables at UHD 0.6-0.7 us faster. */
 constexpr int kGroupScanStride = 132;   /* u32 a warp's row: 16-byte rows,
                                            2-way conflicts at most */
 __device__ __forceinline__ void
