@@ -89,16 +89,49 @@ struct SatTiles {
   int th = 0;
   int ntx = 0, nty = 0;       /* tiles across, down */
   size_t colp = 0, rowp = 0;  /* elements a row of col[] and of row[] */
-  uint32_t *col = nullptr;
-  uint32_t *row = nullptr;
+  uint32_t *col = nullptr;    /* grouped: 16-bit sums (sat_col16_load) */
+  uint32_t *row = nullptr;    /* grouped: 16-bit sums (sat_row16) */
   uint32_t *tot = nullptr;
-  uint32_t *gcol = nullptr, *gtot = nullptr;  /* grouped (above) */
+  uint32_t *gcol = nullptr, *gtot = nullptr;  /* grouped (above; gcol in
+                                                 16 bits) */
   bool keep_in_l2 = false;    /* the input stays in L2 for the output pass */
 };
 
 /* Grouped tables: tile rows a group, tile columns at most. */
 constexpr int kSatTiledGroupRows = 16;
 constexpr int kSatTiledGroupMaxTx = 32;
+
+#ifdef __CUDACC__
+/* Grouped tables in 16 bits. row[] holds each tile row's sum (at most
+ * 128 x 255 = 32640), row16[tx * rowp + y]; col[] the column sums over the
+ * group's tiles above (at most 15 x 16 x 255) and gcol[] over the group's
+ * tiles (at most 65280), 4 to a lane as one 8-byte word. The output pass
+ * gathers every tile's tables to its left and above: half the bytes of
+ * 32-bit sums (round 32). Ungrouped, row[] and col[] hold 32-bit sums
+ * scanned across the tiles. */
+__device__ __forceinline__ uint16_t *
+sat_row16 (const SatTiles &t)
+{
+  return reinterpret_cast<uint16_t *> (t.row);
+}
+
+/* Row k's 4 column sums from column x (a multiple of 4) of a grouped col[]
+ * or gcol[] of row pitch colp. */
+__device__ __forceinline__ uint4
+sat_col16_load (const uint32_t *tab, size_t colp, size_t k, int x)
+{
+  const uint2 q = __ldcg (reinterpret_cast<const uint2 *> (
+          reinterpret_cast<const uint16_t *> (tab) + k * colp + x));
+  return make_uint4 (q.x & 0xffffu, q.x >> 16, q.y & 0xffffu, q.y >> 16);
+}
+
+__device__ __forceinline__ void
+sat_col16_store (uint32_t *tab, size_t colp, size_t k, int x, const uint4 &v)
+{
+  __stcg (reinterpret_cast<uint2 *> (reinterpret_cast<uint16_t *> (tab) +
+          k * colp + x), make_uint2 (v.x | (v.y << 16), v.z | (v.w << 16)));
+}
+#endif
 
 /* Whether sat_tiled_tables() serves src: 8-bit samples, step 1, 2 or 4, sides
  * 1 .. kSatTiledMaxSide. */

@@ -71,6 +71,11 @@ int max_optin_smem ();
 /* The current device's L2 cache in bytes (0 when the query fails). */
 int l2_cache_bytes ();
 
+/* The current device's SMs, and shared memory an SM holds in bytes (0 when
+ * the query fails). */
+int sm_count ();
+int smem_per_sm ();
+
 /* Launches kernel(p) with grid x threads and smem bytes of dynamic shared
  * memory, which the kernel is already opted in to. pdl: it may start
  * before the previous kernel on the stream has finished (it calls

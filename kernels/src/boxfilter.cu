@@ -1232,13 +1232,13 @@ fused_colprefix (const detail::SatTiles &T, const uint8_t *cp, bool full,
     uint32_t cm, int x, int Y, int k, int g0, uint32_t (&a)[4])
 {
   const bool up = k * T.th > Y;
-  uint4 c = __ldcg (reinterpret_cast<const uint4 *> (T.col +
-          (size_t) k * T.colp + x));
+  uint4 c = G ? detail::sat_col16_load (T.col, T.colp, k, x) :
+      __ldcg (reinterpret_cast<const uint4 *> (T.col + (size_t) k * T.colp +
+              x));
   if constexpr (G) {
     /* grouped: the in-group prefix, plus the groups above from g0 */
     for (int g = g0; g < k / detail::kSatTiledGroupRows; g++) {
-      const uint4 q = __ldcg (reinterpret_cast<const uint4 *> (T.gcol +
-              (size_t) g * T.colp + x));
+      const uint4 q = detail::sat_col16_load (T.gcol, T.colp, g, x);
       c.x += q.x;
       c.y += q.y;
       c.z += q.z;
@@ -1438,7 +1438,8 @@ box_fused (const __grid_constant__ FusedParams P)
       const bool in = (yy >= 0 && yy < H) || rep;
       yy = min (max (yy, 0), H - 1);
       const uint32_t r = in && lane < ntx ?
-          __ldcg (T.row + (size_t) lane * T.rowp + yy) : 0u;
+          (uint32_t) __ldcg (detail::sat_row16 (T) + (size_t) lane * T.rowp +
+              yy) : 0u;
       const uint32_t e = detail::warp_inclusive_scan_u32 (r) - r;
       if (lane < ntx)
         rs[(i < nr ? k : P.rs_rows + k) * ntx + lane] = e;

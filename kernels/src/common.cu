@@ -195,6 +195,18 @@ l2_cache_bytes ()
   return device_attribute (cudaDevAttrL2CacheSize, 0);
 }
 
+int
+sm_count ()
+{
+  return device_attribute (cudaDevAttrMultiProcessorCount, 0);
+}
+
+int
+smem_per_sm ()
+{
+  return device_attribute (cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0);
+}
+
 namespace {
 
 /* compiled with the flags of every kernel of the library */

@@ -1188,7 +1188,8 @@ tiled_ngroups (int nty)
 }
 
 /* The tables (detail::SatTiles; grouped: gcol and gtot set, col and tot
- * in-group prefixes, row unscanned) and, for the output pass, the table. */
+ * in-group prefixes, row unscanned, col, gcol and row in 16 bits) and, for
+ * the output pass, the table. */
 struct TiledParams : detail::SatTiles {
   void *sum;
   size_t sum_pitch;
@@ -1485,9 +1486,9 @@ tile_load (const detail::SatTiles &p, int top, int x, uint32_t (&w)[TH])
 }
 
 /* The sums of tile (tx, ty) for the warp of `lane`: writes the row sums
- * (row[tx][top + r], r < TH) and returns the lane's 4 column sums and, in
- * every lane, the tile total. */
-template <int TH, bool S4>
+ * (row[tx][top + r], r < TH; R16: in 16 bits, the grouped layout) and
+ * returns the lane's 4 column sums and, in every lane, the tile total. */
+template <int TH, bool S4, bool R16 = false>
 __device__ __forceinline__ uint4
 tiled_tile_sums (const TiledParams &p, int tx, int ty, int lane, uint32_t &tot)
 {
@@ -1498,8 +1499,13 @@ tiled_tile_sums (const TiledParams &p, int tx, int ty, int lane, uint32_t &tot)
    * TH 32) */
   const uint4 c = tile_col_sums<TH> (w);
   const uint32_t s = tile_row_sums<TH> (w, lane, tot, c.x + c.y + c.z + c.w);
-  if (lane < TH)
-    __stcg (p.row + (size_t) tx * p.rowp + top + lane, s);
+  if (lane < TH) {
+    if constexpr (R16)
+      __stcg (detail::sat_row16 (p) + (size_t) tx * p.rowp + top + lane,
+          (unsigned short) s);
+    else
+      __stcg (p.row + (size_t) tx * p.rowp + top + lane, s);
+  }
   return c;
 }
 
@@ -1529,7 +1535,8 @@ sat_tiled_aggregate (const TiledParams p)
  * the lane's 4 column sums (v) and the warp's total (t, lane 0): after the
  * warps publish theirs, thread i scans column i % 8 + 8 (i / 32) over the
  * quarter (i / 8) % 4 of the warps, and the quarters meet in shuffles; warp
- * 0 scans the totals. About 25 instructions a thread where summing the
+ * 0 scans the totals. paired: warps 0-7 and 8-15 are two scans
+ * (sat_tiled_aggregate_grouped). About 25 instructions a thread where summing the
  * warps above took up to 15 rounds of shared loads: round 31 measured the
  * tables at UHD 0.6-0.7 us faster. */
 constexpr int kGroupScanStride = 132;   /* u32 a warp's row: 16-byte rows,
@@ -1537,7 +1544,7 @@ constexpr int kGroupScanStride = 132;   /* u32 a warp's row: 16-byte rows,
 __device__ __forceinline__ void
 group_exclusive_scan (uint32_t (&cs)[kTiledGroup][kGroupScanStride],
     uint32_t (&ts)[kTiledGroup], int warp, int lane, const uint4 &v,
-    uint32_t t, uint4 &e, uint32_t &et)
+    uint32_t t, bool paired, uint4 &e, uint32_t &et)
 {
   static_assert (kTiledGroup == 16, "4 quarters of 4 warps");
   *reinterpret_cast<uint4 *> (&cs[warp][4 * lane]) = v;
@@ -1548,10 +1555,10 @@ group_exclusive_scan (uint32_t (&cs)[kTiledGroup][kGroupScanStride],
   const uint32_t a0 = cs[4 * q][c], a1 = a0 + cs[4 * q + 1][c],
       a2 = a1 + cs[4 * q + 2][c], a3 = a2 + cs[4 * q + 3][c];
   uint32_t inc = a3, n = __shfl_up_sync (0xffffffffu, inc, 8);
-  if (q >= 1)
+  if (q >= 1 && !(paired && q == 2))
     inc += n;
   n = __shfl_up_sync (0xffffffffu, inc, 16);
-  if (q >= 2)
+  if (q >= 2 && !paired)
     inc += n;
   const uint32_t ex = inc - a3;
   uint32_t tv = 0;
@@ -1563,7 +1570,10 @@ group_exclusive_scan (uint32_t (&cs)[kTiledGroup][kGroupScanStride],
   cs[4 * q + 2][c] = ex + a1;
   cs[4 * q + 3][c] = ex + a2;
   if (warp == 0) {
-    const uint32_t ti = detail::warp_inclusive_scan (tv, lane);
+    uint32_t ti = detail::warp_inclusive_scan (tv, lane);
+    const uint32_t lo = __shfl_sync (0xffffffffu, ti, kTiledGroup / 2 - 1);
+    if (paired && lane >= kTiledGroup / 2)
+      ti -= lo;
     if (lane < kTiledGroup)
       ts[lane] = ti - tv;
   }
@@ -1580,12 +1590,31 @@ group_exclusive_scan (uint32_t (&cs)[kTiledGroup][kGroupScanStride],
 #define CIP_TILED_GROUP_MIN_BLOCKS 3
 #endif
 
+/* The grouped first pass's blocks: one a group and tile column, except
+ * that a last group of at most kTiledGroup / 2 tile rows takes one block
+ * for two tile columns (tiled_paired). */
+__host__ __device__ inline bool
+tiled_paired (int nty)
+{
+  const int rem = nty % kTiledGroup;
+  return rem > 0 && rem <= kTiledGroup / 2;
+}
+
+int
+tiled_first_pass_blocks (int ntx, int nty)
+{
+  return tiled_paired (nty) ? nty / kTiledGroup * ntx + (ntx + 1) / 2 :
+      tiled_ngroups (nty) * ntx;
+}
+
 /* Grouped first pass: block g * ntx + tx sums the tiles ty = g * kTiledGroup +
  * warp of tile column tx and scans their column sums and totals down the
  * group: col[ty] and tot[ty] get the sums over the group's tiles above ty,
- * gcol[g] and gtot[g] the group's. Three blocks an SM (40 registers on
- * sm_90, no spill): UHD's 270 blocks are one wave (two an SM left 6 for a
- * second). */
+ * gcol[g] and gtot[g] the group's. A paired block (the last group, at most
+ * 8 tile rows) does this for tile columns 2 i (warps 0-7) and 2 i + 1
+ * (warps 8-15): UHD's 135 tile rows take 255 blocks, not 270, which two
+ * blocks an SM hold at once (tiled_first_pass_smem). Three blocks an SM
+ * (40 registers on sm_90, no spill) where that is not capped. */
 template <int TH, bool S4>
 __global__ void __launch_bounds__ (32 * kTiledGroup, CIP_TILED_GROUP_MIN_BLOCKS)
 sat_tiled_aggregate_grouped (const TiledParams p)
@@ -1596,24 +1625,39 @@ sat_tiled_aggregate_grouped (const TiledParams p)
    * own wait */
   detail::start_of_call ();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int tx = blockIdx.x % p.ntx, g = blockIdx.x / p.ntx;
-  const int ty = g * kTiledGroup + warp;
+  const int nfull = p.nty / kTiledGroup;
+  /* block-uniform */
+  const bool paired = tiled_paired (p.nty) &&
+      (int) blockIdx.x >= nfull * p.ntx;
+  int tx, g, ty;
+  if (paired) {
+    g = nfull;
+    tx = 2 * ((int) blockIdx.x - nfull * p.ntx) + warp / (kTiledGroup / 2);
+    ty = g * kTiledGroup + warp % (kTiledGroup / 2);
+  } else {
+    tx = blockIdx.x % p.ntx;
+    g = blockIdx.x / p.ntx;
+    ty = g * kTiledGroup + warp;
+  }
+  const bool live = ty < p.nty && tx < p.ntx;
   uint4 c = make_uint4 (0, 0, 0, 0);
   uint32_t t = 0;
-  if (ty < p.nty)               /* whole warps; the rest add zeros */
-    c = tiled_tile_sums<TH, S4> (p, tx, ty, lane, t);
+  if (live)                     /* whole warps; the rest add zeros */
+    c = tiled_tile_sums<TH, S4, true> (p, tx, ty, lane, t);
   uint4 e;
   uint32_t et;
-  group_exclusive_scan (cs, ts, warp, lane, c, t, e, et);
+  group_exclusive_scan (cs, ts, warp, lane, c, t, paired, e, et);
   const int x = tx * kTW + 4 * lane;
-  if (ty < p.nty) {
-    __stcg (reinterpret_cast<uint4 *> (p.col + (size_t) ty * p.colp + x), e);
+  if (live) {
+    detail::sat_col16_store (p.col, p.colp, ty, x, e);
     if (lane == 0)
       __stcg (p.tot + (size_t) ty * p.ntx + tx, et);
   }
-  if (warp == kTiledGroup - 1) {
+  /* the group's last warp (of its half, paired) */
+  if ((warp == kTiledGroup - 1 || (paired && warp == kTiledGroup / 2 - 1)) &&
+      tx < p.ntx) {
     add4 (e, c);
-    __stcg (reinterpret_cast<uint4 *> (p.gcol + (size_t) g * p.colp + x), e);
+    detail::sat_col16_store (p.gcol, p.colp, g, x, e);
     if (lane == 0)
       __stcg (p.gtot + (size_t) g * p.ntx + tx, et + t);
   }
@@ -1826,8 +1870,8 @@ add_groups (const TiledParams &p, int g, int k0, int step, int x, int tx,
 #pragma unroll
     for (int j = 0; j < B; j++) {
       const int k = k0 + j * step;
-      gv[j] = k < g ? __ldcg (reinterpret_cast<const uint4 *> (p.gcol +
-              (size_t) k * p.colp + x)) : make_uint4 (0, 0, 0, 0);
+      gv[j] = k < g ? detail::sat_col16_load (p.gcol, p.colp, k, x) :
+          make_uint4 (0, 0, 0, 0);
       gt[j] = k < g && lane < tx ? __ldcg (p.gtot + (size_t) k * p.ntx +
           lane) : 0u;
     }
@@ -1840,29 +1884,49 @@ add_groups (const TiledParams &p, int g, int k0, int step, int x, int tx,
 }
 
 /* Grouped output: the row sums of the tile columns left of tx for rows
- * top .. top + 15, lane taking row lane & 15 of every other tile column
- * (load_rows_left), then lane r < 16 gets row r's total (sum_rows_left). */
+ * top .. top + 15 (16-bit: detail::sat_row16): lane takes the word of
+ * rows top + 2 (lane & 7) and + 1 in every fourth tile column
+ * (load_rows_left), then lane r < 16 gets row r's total (sum_rows_left).
+ * Every tile gathers the rows of all tiles left of it, the pass's largest
+ * gather; in 16 bits it reads half the bytes of a 32-bit table (round 32:
+ * at UHD the 32-bit gather took 0.7 us of the call). */
+constexpr int kRowWords = 8;    /* words a lane: 4 tile columns each */
+static_assert (4 * kRowWords >= detail::kSatTiledGroupMaxTx,
+    "a lane's words cover the tile columns of a grouped plane");
+
 __device__ __forceinline__ void
 load_rows_left (const TiledParams &p, int top, int tx, int lane,
-    uint32_t (&rr)[16])
+    uint32_t (&rr)[kRowWords])
 {
-  const uint32_t *rp = p.row + top + (lane & 15);
+  /* rowp (a multiple of 16) and top even: whole words */
+  const uint32_t *rp = reinterpret_cast<const uint32_t *> (
+      detail::sat_row16 (p) + top) + (lane & 7);
+  const size_t stride = p.rowp / 2;
 #pragma unroll
-  for (int j = 0; j < 16; j++) {
-    const int i = 2 * j + (lane >> 4);
-    rr[j] = i < tx ? __ldcg (rp + (size_t) i * p.rowp) : 0u;
+  for (int j = 0; j < kRowWords; j++) {
+    const int i = 4 * j + (lane >> 3);
+    rr[j] = i < tx ? __ldcg (rp + (size_t) i * stride) : 0u;
   }
 }
 
 __device__ __forceinline__ uint32_t
-sum_rows_left (const uint32_t (&rr)[16], int lane)
+sum_rows_left (const uint32_t (&rr)[kRowWords], int lane)
 {
-  uint32_t rs = 0;
+  /* at most 32 x 32640 a half: no overflow in u32 */
+  uint32_t lo = 0, hi = 0;
 #pragma unroll
-  for (int j = 0; j < 16; j++)
-    rs += rr[j];
-  rs += __shfl_xor_sync (0xffffffffu, rs, 16);
-  return lane < 16 ? rs : 0u;
+  for (int j = 0; j < kRowWords; j++) {
+    lo += rr[j] & 0xffffu;
+    hi += rr[j] >> 16;
+  }
+  lo += __shfl_xor_sync (0xffffffffu, lo, 8);
+  hi += __shfl_xor_sync (0xffffffffu, hi, 8);
+  lo += __shfl_xor_sync (0xffffffffu, lo, 16);
+  hi += __shfl_xor_sync (0xffffffffu, hi, 16);
+  const int from = (lane & 15) >> 1;
+  const uint32_t a = __shfl_sync (0xffffffffu, lo, from),
+      b = __shfl_sync (0xffffffffu, hi, from);
+  return lane < 16 ? (lane & 1 ? b : a) : 0u;
 }
 
 /* The output pass. Grouped and u32 (STACK), a block takes NW tiles one
@@ -1914,8 +1978,9 @@ tiled_output (const TiledParams &p)
   if (!STACK && !live)
     return;
   /* (a dead warp of a stacked block reads tile (tx, 0)'s, unused) */
-  uint4 v = __ldcg (reinterpret_cast<const uint4 *> (p.col +
-          (size_t) ty * p.colp + x));
+  uint4 v = GROUPED ? detail::sat_col16_load (p.col, p.colp, ty, x) :
+      __ldcg (reinterpret_cast<const uint4 *> (p.col + (size_t) ty * p.colp +
+              x));
   uint32_t rl, cl = 0;
   if constexpr (!GROUPED) {
     T corner = 0;
@@ -1929,7 +1994,7 @@ tiled_output (const TiledParams &p)
   /* v: add the groups above; cl, the corner: lane i < tx (<= 31) sums tile
    * column i above the tile (at most 16384 x 128 x 255 < 2^32); rl: the row
    * sums left of the tile */
-  uint32_t rr[16];
+  uint32_t rr[kRowWords];
   if constexpr (STACK) {
     /* warp k sums groups k, k + NW, .. and the block adds the parts in
      * shared memory. The groups' loads go out first: in the other order
@@ -2292,6 +2357,26 @@ run_type (const SatParams &p, SatType type, bool sq, const detail::SatConfig &cf
       : run_threads<B, u64, false> (p, cfg.threads, cfg.algo, cs);
 }
 
+/* Dynamic shared memory (unused) for a grouped first pass of `blocks`
+ * blocks: where they fit two an SM but not one, enough that an SM holds
+ * two, not three. Launched while the previous kernel drains, the blocks
+ * land where room frees first: at UHD a quarter of the SMs held three and
+ * finished 0.9 us after those holding two (round 32). 0 otherwise. */
+size_t
+tiled_first_pass_smem (int blocks)
+{
+  static_assert (CIP_TILED_GROUP_MIN_BLOCKS >= 2, "two blocks an SM");
+  const int sms = detail::sm_count (), per_sm = detail::smem_per_sm ();
+  if (sms <= 0 || per_sm <= 0 || blocks <= sms || blocks > 2 * sms)
+    return 0;
+  /* between a third and a half of the SM, with the block's static shared
+   * memory and the 1 KiB the runtime reserves a block: 5/12 of it */
+  const long static_bytes = sizeof (uint32_t) * (kTiledGroup *
+      kGroupScanStride + kTiledGroup) + 1024;
+  const long bytes = (long) per_sm * 5 / 12 - static_bytes;
+  return bytes > 0 ? (size_t) bytes / 1024 * 1024 : 0;
+}
+
 /* The tables ahead of the output pass. Grouped tables (t.gcol set, 16-row
  * tiles) take one launch, the grouped first pass; the others two, the tile
  * sums and then their scans. Every launch is PDL, the first one between
@@ -2305,10 +2390,12 @@ run_tiled_tables_s (const detail::SatTiles &t, cudaStream_t stream)
   p.sum = nullptr;
   p.sum_pitch = 0;
   if constexpr (TH == 16) {
-    if (p.gcol)
-      return launch (sat_tiled_aggregate_grouped<TH, S4>,
-          p.ntx * tiled_ngroups (p.nty), 32 * kTiledGroup, 0, stream, p,
+    if (p.gcol) {
+      const int blocks = tiled_first_pass_blocks (p.ntx, p.nty);
+      return launch (sat_tiled_aggregate_grouped<TH, S4>, blocks,
+          32 * kTiledGroup, tiled_first_pass_smem (blocks), stream, p,
           "sat_tiled_aggregate_grouped", detail::between_calls_pdl ());
+    }
   }
   const int grid = (p.ntx * p.nty + kTiledWarps - 1) / kTiledWarps;
   Status st = launch (sat_tiled_aggregate<TH, S4>, grid, 32 * kTiledWarps, 0,

@@ -1242,8 +1242,10 @@ GST_START_TEST (test_gpu_tiled)
             (int) cfg.grouped);
         failures++;
       }
-      /* 1300 rows: 82 tile rows, 6 groups (the output's second batch) */
-      for (int h : { 255, 256, 257, 513, 1300 }) {
+      /* 1300 rows: 82 tile rows, 6 groups (the output's second batch);
+       * 368: 23 tile rows, a last group of 7 whose block takes two tile
+       * columns (paired: two scans of 8 warps) */
+      for (int h : { 255, 256, 257, 368, 513, 1300 }) {
         const bool wide_small = w == 4096 && h == 257;
         if ((sm && !wide_small && (w * h > 600000 || (w > 200 && h == 1300)))
             || (ug && h != 257 && h != 1300))
@@ -1256,9 +1258,13 @@ GST_START_TEST (test_gpu_tiled)
       }
     }
     /* u64 corners past 2^32 through the groups (all 255: 4096 x 4352 sums
-     * to 4.5e9) */
-    if (!sm && !ug)
+     * to 4.5e9); UHD: 255 first-pass blocks, paired and capped at two an
+     * SM on a GPU of 128 to 254 SMs (tiled_first_pass_smem) */
+    if (!sm && !ug) {
       one (4096, 4352, Content::all255, PitchMode::aligned256, vs[1]);
+      one (3840, 2160, Content::natural, PitchMode::aligned256, vs[0]);
+      one (3840, 2160, Content::all255, PitchMode::odd, vs[0]);
+    }
   }
   /* the input's L2 policy forced off (evict_normal loads) and on (the
    * first pass evict_last, the output pass evict_first), grouped, in three
