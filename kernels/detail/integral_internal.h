@@ -76,7 +76,9 @@ SatConfig sat_config (int width, int height, SatType type, bool squared,
  *   gcol[g * colp + x] = sum of src(x, y) over the group's rows
  *   row[tx * rowp + y] = sum of src(x, y) over 128 tx <= x < 128 (tx + 1)
  *   tot, gtot: the same for the tile columns' totals
- * (sums modulo 2^32). */
+ * where col, gcol and row hold 16-bit elements at those indices (they fit:
+ * below; read and written through sat_col16_load, sat_col16_store and
+ * sat_row16) and tot, gtot u32 (sums modulo 2^32). */
 struct SatTiles {
   const uint8_t *src = nullptr;
   size_t src_pitch = 0;
