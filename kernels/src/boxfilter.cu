@@ -2353,7 +2353,6 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
       continue;
     }
     const int w = p.src.width, h = p.src.height;
-    const uint32_t full = (uint32_t) (2 * p.rx + 1) * (uint32_t) (2 * p.ry + 1);
     if (direct[i]) {
       DirectPlane &d = dp.p[dp.n++];
       d = direct_plane (p.src.data, p.src.pitch, p.src.step, p.dst,
@@ -2362,6 +2361,7 @@ boxfilter (const BoxPlane *planes, int n_planes, BoxBorder border, void *d_ws,
       direct_blocks += (long long) d.tiles_x * div_up (h, dir_th);
       continue;
     }
+    const uint32_t full = (uint32_t) (2 * p.rx + 1) * (uint32_t) (2 * p.ry + 1);
     GatherPlane &g = gp.p[gp.n++];
     if (p.sat) {
       g.sat = reinterpret_cast<const uint8_t *> (p.sat);

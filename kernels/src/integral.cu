@@ -1536,9 +1536,9 @@ sat_tiled_aggregate (const TiledParams p)
  * warps publish theirs, thread i scans column i % 8 + 8 (i / 32) over the
  * quarter (i / 8) % 4 of the warps, and the quarters meet in shuffles; warp
  * 0 scans the totals. paired: warps 0-7 and 8-15 are two scans
- * (sat_tiled_aggregate_grouped). About 25 instructions a thread where summing the
- * warps above took up to 15 rounds of shared loads: round 31 measured the
- * tables at UHD 0.6-0.7 us faster. */
+ * (sat_tiled_aggregate_grouped). About 25 instructions a thread where
+ * summing the warps above took up to 15 rounds of shared loads: round 31
+ * measured the tables at UHD 0.6-0.7 us faster. */
 constexpr int kGroupScanStride = 132;   /* u32 a warp's row: 16-byte rows,
                                            2-way conflicts at most */
 __device__ __forceinline__ void
