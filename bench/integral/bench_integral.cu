@@ -813,7 +813,7 @@ main (int argc, char **argv)
     return 0;
   }
   for (const Size &s : sizes)
-    bench_size (cx, s, false, s.w == 3840 && !sweep, sweep);
+    bench_size (cx, s, false, (s.w == 3840 || s.w == 7680) && !sweep, sweep);
   if (!sweep)
     bench_size (cx, {3840, 2160}, true, false, false);
   cudaStreamDestroy (cx.stream);

@@ -41,7 +41,7 @@ struct SatTuning {
   int tiled_plain = 0;   /* tiled: 1 stores the table with plain stores instead
                             of streaming ones (st.global.cs) */
   int tiled_ungrouped = 0;  /* tiled: 1 keeps three launches where the grouped
-                               two serve (16-row tiles, <= 4096 columns) */
+                               two serve (16-row tiles, <= 8192 columns) */
   int tiled_l2 = 0;      /* tiled: whether the first pass keeps the input in L2
                             for the output pass: 0 where it takes at most 3/2
                             of L2, 1 never, 2 always */
@@ -70,7 +70,7 @@ SatConfig sat_config (int width, int height, SatType type, bool squared,
  *   col[ty * colp + x] = sum of src(x, y) over y < ty * th   (u32, colp = 128 ntx)
  *   row[tx * rowp + y] = sum of src(x, y) over x < 128 tx    (u32, rowp = th nty)
  *   tot[ty * ntx + tx] = sum over tile column tx, rows < ty * th
- * grouped (gcol set: 16-row tiles, ntx <= 32; one launch instead of two),
+ * grouped (gcol set: 16-row tiles, ntx <= 64; one launch instead of two),
  * with g = ty / 16 and the group's first tile row g0 = 16 g:
  *   col[ty * colp + x] = sum of src(x, y) over g0 * th <= y < ty * th
  *   gcol[g * colp + x] = sum of src(x, y) over the group's rows
@@ -101,7 +101,7 @@ struct SatTiles {
 
 /* Grouped tables: tile rows a group, tile columns at most. */
 constexpr int kSatTiledGroupRows = 16;
-constexpr int kSatTiledGroupMaxTx = 32;
+constexpr int kSatTiledGroupMaxTx = 64;
 
 #ifdef __CUDACC__
 /* Grouped tables in 16 bits. row[] holds each tile row's sum (at most
@@ -141,7 +141,7 @@ bool sat_tiled_serves (const ImageView &src);
 
 /* The tables of SatAlgorithm::tiled before its output pass: the tile sums
  * and their scans in two launches, or grouped in one where tiled itself runs
- * grouped (16-row tiles, up to 4096 columns; SatTuning::tiled_ungrouped
+ * grouped (16-row tiles, up to 8192 columns; SatTuning::tiled_ungrouped
  * keeps the two), of src into d_ws (>= integral_workspace_bytes (w, h, u32,
  * false), prepared by integral_workspace_init), asynchronous on stream;
  * *out describes the tables; allow_grouped false: never grouped. The first

@@ -1106,8 +1106,8 @@ div_up (int a, int b)
  * more spill registers) and heights up to 16384 (detail::box_fused_serves);
  * one plane at a time (three launches, chained by programmatic dependent
  * launch; two where the tables come grouped: G below).
- * G: the grouped tables (detail::SatTiles: one launch fewer, 16-row tiles,
- * at most 32 tile columns): the column prefix at a tile boundary adds the
+ * G: the grouped tables (detail::SatTiles: one launch fewer, 16-row tiles;
+ * fused takes them up to kFusedGroupMaxTx tile columns): the column prefix at a tile boundary adds the
  * groups above to the in-group prefix, and the row sums come unscanned, so
  * the block first scans, across the tiles (one warp a row, a lane a tile),
  * the rows its slides read and keeps them in shared memory (2 x its band's
@@ -1123,6 +1123,9 @@ div_up (int a, int b)
  * has), both computed before the wait. */
 constexpr int kFusedTW = 128;
 constexpr int kFusedMaxWarps = 32;
+/* grouped tables: a warp scans a row's tile sums, one a lane (the SAT's
+ * grouped tables go up to detail::kSatTiledGroupMaxTx) */
+constexpr int kFusedGroupMaxTx = 32;
 /* rows a block computes between two barriers (4 measured no faster on the
  * H100, with twice the shared memory) */
 constexpr int kFusedRB = 2;
@@ -1720,12 +1723,12 @@ fused_ncw (int w, int rx, bool replicate)
  * a block of a device that opts in to `optin` bytes (the device's limit,
  * one size for every launch, see detail::launch): its rows, for clip the
  * window widths' divisors, and one row of per-row tables (grouped: with
- * the row-sum tables, and at most kSatTiledGroupMaxTx tiles across). */
+ * the row-sum tables, and at most kFusedGroupMaxTx tiles across). */
 bool
 fused_fits (int width, int rx, bool replicate, bool grouped, size_t optin)
 {
   const int ntx = div_up (width, kFusedTW);
-  if (grouped && ntx > detail::kSatTiledGroupMaxTx)
+  if (grouped && ntx > kFusedGroupMaxTx)
     return false;
   return fused_smem (ntx, fused_ncw (width, rx, replicate)) +
       fused_row_smem (ntx, grouped) <= optin;
@@ -1817,7 +1820,7 @@ run_fused (const BoxPlane &p, bool replicate, uint8_t *ws, size_t integral_bytes
   if (st != Status::ok)
     return st;
   if (fp.t.gcol && (fp.t.th != detail::kSatTiledGroupRows ||
-          fp.t.ntx > detail::kSatTiledGroupMaxTx))
+          fp.t.ntx > kFusedGroupMaxTx))
     return Status::unsupported;       /* box_fused<G> reads 16-row groups */
   fp.dst = p.dst;
   fp.dst_pitch = p.dst_pitch;

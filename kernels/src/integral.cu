@@ -1156,8 +1156,8 @@ sat_output (const SatParams p)
  * the corner needs the output type. The output pass loads its tile before
  * it waits for the scan (programmatic dependent launch).
  *
- * Grouped (TH 16 and at most 32 tile columns, so up to 4096 columns: 1080p
- * and UHD): two launches, no scan pass. A block of the first pass takes
+ * Grouped (TH 16 and at most 64 tile columns, so up to 8192 columns: 1080p
+ * to 8K): two launches, no scan pass. A block of the first pass takes
  * kTiledGroup tiles stacked in one tile column (a group) and scans their
  * column sums and totals down the group in shared memory; it writes those
  * in-group exclusive prefixes, the group's totals, and the row sums
@@ -1856,14 +1856,33 @@ tiled_emit (const TiledParams &p, const uint32_t (&w)[TH], const uint4 &v,
   }
 }
 
+/* Grouped output: lane i's part of the totals t[0 .. tx - 1] of the tile
+ * columns left of tx, those of columns i and i + 32 (at most 2 x 16384 x
+ * 128 x 255 < 2^32). */
+__device__ __forceinline__ uint32_t
+tot_left (const uint32_t *t, int tx, int lane)
+{
+  static_assert (detail::kSatTiledGroupMaxTx <= 64, "two columns a lane");
+  uint32_t a = lane < tx ? __ldcg (t + lane) : 0u;
+  if (tx > 32)                  /* warp-uniform */
+    a += lane + 32 < tx ? __ldcg (t + lane + 32) : 0u;
+  return a;
+}
+
 /* Grouped output: the sums over groups k0, k0 + step, .. below g of the
  * group tables, B groups' loads at once: the lane's 4 column sums (from x)
- * into v, and lane i < tx the totals of tile column i into t. */
+ * into v, and lane i its part (tot_left) of the totals left of tx into t.
+ * The totals of columns 32 on (8K) take a loop of their own: in the batch
+ * they cost the u64 output 24 bytes of spill. */
 template <int B>
 __device__ __forceinline__ void
 add_groups (const TiledParams &p, int g, int k0, int step, int x, int tx,
     int lane, uint4 &v, uint32_t &t)
 {
+  if (tx > 32)                  /* warp-uniform */
+    for (int k = k0; k < g; k += step)
+      t += lane + 32 < tx ? __ldcg (p.gtot + (size_t) k * p.ntx + lane + 32) :
+          0u;
   for (; k0 < g; k0 += B * step) {
     uint4 gv[B];
     uint32_t gt[B];
@@ -1885,17 +1904,17 @@ add_groups (const TiledParams &p, int g, int k0, int step, int x, int tx,
 
 /* Grouped output: the row sums of the tile columns left of tx for rows
  * top .. top + 15 (16-bit: detail::sat_row16): lane takes the word of
- * rows top + 2 (lane & 7) and + 1 in every fourth tile column
- * (load_rows_left), then lane r < 16 gets row r's total (sum_rows_left).
- * Every tile gathers the rows of all tiles left of it, the pass's largest
- * gather; in 16 bits it reads half the bytes of a 32-bit table (round 32:
- * at UHD the 32-bit gather took 0.7 us of the call). */
+ * rows top + 2 (lane & 7) and + 1 in every fourth tile column of the 32
+ * from c0 (load_rows_left), then lane r < 16 gets row r's total
+ * (sum_rows_left, which loads the columns from 32 on itself: one more L2
+ * round trip for the right half of an 8K plane). Every tile gathers the
+ * rows of all tiles left of it, the pass's largest gather; in 16 bits it
+ * reads half the bytes of a 32-bit table (round 32: at UHD the 32-bit
+ * gather took 0.7 us of the call). */
 constexpr int kRowWords = 8;    /* words a lane: 4 tile columns each */
-static_assert (4 * kRowWords >= detail::kSatTiledGroupMaxTx,
-    "a lane's words cover the tile columns of a grouped plane");
 
 __device__ __forceinline__ void
-load_rows_left (const TiledParams &p, int top, int tx, int lane,
+load_rows_left (const TiledParams &p, int top, int tx, int c0, int lane,
     uint32_t (&rr)[kRowWords])
 {
   /* rowp (a multiple of 16) and top even: whole words */
@@ -1904,20 +1923,28 @@ load_rows_left (const TiledParams &p, int top, int tx, int lane,
   const size_t stride = p.rowp / 2;
 #pragma unroll
   for (int j = 0; j < kRowWords; j++) {
-    const int i = 4 * j + (lane >> 3);
+    const int i = c0 + 4 * j + (lane >> 3);
     rr[j] = i < tx ? __ldcg (rp + (size_t) i * stride) : 0u;
   }
 }
 
+/* rr: load_rows_left's words of the first 32 tile columns */
 __device__ __forceinline__ uint32_t
-sum_rows_left (const uint32_t (&rr)[kRowWords], int lane)
+sum_rows_left (const TiledParams &p, int top, int tx, int lane,
+    uint32_t (&rr)[kRowWords])
 {
-  /* at most 32 x 32640 a half: no overflow in u32 */
+  /* at most 64 x 32640 a half: no overflow in u32 */
   uint32_t lo = 0, hi = 0;
+  for (int c0 = 0;;) {
 #pragma unroll
-  for (int j = 0; j < kRowWords; j++) {
-    lo += rr[j] & 0xffffu;
-    hi += rr[j] >> 16;
+    for (int j = 0; j < kRowWords; j++) {
+      lo += rr[j] & 0xffffu;
+      hi += rr[j] >> 16;
+    }
+    c0 += 4 * kRowWords;
+    if (c0 >= tx)               /* warp-uniform */
+      break;
+    load_rows_left (p, top, tx, c0, lane, rr);
   }
   lo += __shfl_xor_sync (0xffffffffu, lo, 8);
   hi += __shfl_xor_sync (0xffffffffu, hi, 8);
@@ -1991,9 +2018,8 @@ tiled_output (const TiledParams &p)
         lane);
     return;
   }
-  /* v: add the groups above; cl, the corner: lane i < tx (<= 31) sums tile
-   * column i above the tile (at most 16384 x 128 x 255 < 2^32); rl: the row
-   * sums left of the tile */
+  /* v: add the groups above; cl, the corner: lane i sums its tile columns
+   * (tot_left) above the tile; rl: the row sums left of the tile */
   uint32_t rr[kRowWords];
   if constexpr (STACK) {
     /* warp k sums groups k, k + NW, .. and the block adds the parts in
@@ -2005,11 +2031,11 @@ tiled_output (const TiledParams &p)
     uint32_t gts = 0;
     add_groups<kTiledStackBatch> (p, blockIdx.x / p.ntx * NW / kTiledGroup,
         warp, NW, x, tx, lane, gs, gts);
-    load_rows_left (p, top, tx, lane, rr);
-    cl = lane < tx ? __ldcg (p.tot + (size_t) ty * p.ntx + lane) : 0u;
+    load_rows_left (p, top, tx, 0, lane, rr);
+    cl = tot_left (p.tot + (size_t) ty * p.ntx, tx, lane);
     sv[warp][lane] = gs;
     st[warp][lane] = gts;
-    rl = sum_rows_left (rr, lane);
+    rl = sum_rows_left (p, top, tx, lane, rr);
     __syncthreads ();
     if (!live)
       return;
@@ -2021,11 +2047,11 @@ tiled_output (const TiledParams &p)
   } else {
     /* loads in batches (kTiledGroupBatch groups, all 16 row sums), so that
      * the chain after the wait is one or two L2 round trips */
-    load_rows_left (p, top, tx, lane, rr);
-    cl = lane < tx ? __ldcg (p.tot + (size_t) ty * p.ntx + lane) : 0u;
+    load_rows_left (p, top, tx, 0, lane, rr);
+    cl = tot_left (p.tot + (size_t) ty * p.ntx, tx, lane);
     add_groups<kTiledGroupBatch> (p, ty / kTiledGroup, 0, 1, x, tx, lane, v,
         cl);
-    rl = sum_rows_left (rr, lane);
+    rl = sum_rows_left (p, top, tx, lane, rr);
   }
   tiled_emit<TH, T, CS> (p, w, v, detail::warp_sum ((T) cl), rl, x, top,
       lane);
@@ -2092,12 +2118,18 @@ default_th_single (int width, int height)
   return (int64_t) width * height <= 9000000 ? 16 : 32;
 }
 
-/* bench/integral --sweep-tiled on an H100 (median of 50): 16 rows up to
+/* Grouped (16-row tiles, up to kTiledGroupMaxTx tile columns) wherever
+ * that serves, unless grouped_ok is false. Without groups,
+ * bench/integral --sweep-tiled on an H100 (median of 50): 16 rows up to
  * UHD (0.0251 ms against 0.0274 with 32), 32 at 8K (0.0839 against 0.0918)
- * and 16384^2 (0.636 against 0.700 ms) */
+ * and 16384^2 (0.636 against 0.700 ms). Round 33, H200, single calls:
+ * 4096 x 4320 grouped 0.0340 ms against 0.0390 with 32 rows and three
+ * launches, 4096 x 8640 0.0650 against 0.0694. */
 int
-default_th_tiled (int width, int height)
+default_th_tiled (int width, int height, bool grouped_ok = true)
 {
+  if (grouped_ok && width <= kTW * kTiledGroupMaxTx)
+    return 16;
   return (int64_t) width * height <= 9000000 ? 16 : 32;
 }
 
@@ -2218,7 +2250,8 @@ sat_config (int width, int height, SatType type, bool squared,
   c.threads = threads_for (std::max (width, 1), cap);
   if (algo == SatAlgorithm::tiled) {
     c.th = g_tuning.th_tiled == 32 || g_tuning.th_tiled == 16 ?
-        g_tuning.th_tiled : default_th_tiled (width, height);
+        g_tuning.th_tiled : default_th_tiled (width, height,
+            g_tuning.tiled_ungrouped == 0);
     c.threads = 32 * kTiledWarps;
     c.strips = height > 0 ? (height + c.th - 1) / c.th : 0;
     c.segments = width > 0 ? (width + kTW - 1) / kTW : 0;
@@ -2252,10 +2285,11 @@ sat_config (int width, int height, SatType type, bool squared,
  *   single_pass  0.0353      0.0448      0.117       0.859 ms
  * u32 tables: tiled wherever it serves the request (sat_resolve moves the
  * rest to multi_pass). u64 tables: tiled where it runs grouped (two
- * launches: 16-row tiles, up to 4096 columns; round 16, 4K, calls 3, 5 and
+ * launches: 16-row tiles, up to 8192 columns; round 16, 4K, calls 3, 5 and
  * 6: 0.0375-0.0398 ms against multi_pass's 0.0397-0.0474, b2b 0.0349-0.0357
- * against 0.0365-0.0376), multi_pass elsewhere (round 10, 4K, tiled in three
- * launches: 0.0400 against 0.0393). single_pass is bound by its chain of
+ * against 0.0365-0.0376; round 33, H200, 8K: b2b 0.0984-0.0991 against
+ * 0.1136), multi_pass elsewhere (round 10, 4K, tiled in three launches:
+ * 0.0400 against 0.0393). single_pass is bound by its chain of
  * strips at every size. Re-run the bench after changing a kernel or on
  * another GPU. */
 SatAlgorithm
@@ -2517,8 +2551,10 @@ sat_tiled_tables (const ImageView &src, void *d_ws, size_t ws_bytes,
 {
   if (!out || !sat_tiled_serves (src))
     return Status::unsupported;
-  const SatConfig cfg = sat_config (src.width, src.height, SatType::u32, false,
+  SatConfig cfg = sat_config (src.width, src.height, SatType::u32, false,
       SatAlgorithm::tiled);
+  if (cfg.grouped && !allow_grouped && g_tuning.th_tiled == 0)
+    cfg.th = default_th_tiled (src.width, src.height, false);
   const TiledLayout l = make_tiled_layout (src.width, src.height, cfg.th);
   if (!d_ws || ws_bytes < l.total || (uintptr_t) d_ws % 16 != 0)
     return Status::invalid_argument;

@@ -319,9 +319,9 @@ GST_START_TEST (test_resolve)
   fail_unless (cip::integral_pick (1920, 1080, cip::SatType::u32) == A::tiled);
   fail_unless (cip::integral_pick (7680, 4320, cip::SatType::u32) == A::tiled);
   fail_unless (cip::integral_pick (3840, 2160, cip::SatType::u64) == A::tiled);
-  fail_unless (cip::integral_pick (4097, 2160, cip::SatType::u64) ==
-      A::multi_pass);
   fail_unless (cip::integral_pick (7680, 4320, cip::SatType::u64) ==
+      A::tiled);
+  fail_unless (cip::integral_pick (8193, 2160, cip::SatType::u64) ==
       A::multi_pass);
   fail_unless (cip::integral_pick (cip::detail::kSatTiledMaxSide + 1, 8,
           cip::SatType::u32) == A::multi_pass);
@@ -1228,16 +1228,18 @@ GST_START_TEST (test_gpu_tiled)
           one (200, 4200, Content::random, PitchMode::aligned256, vs[0]);
       }
     }
-  /* 16-row tiles up to 4096 columns run grouped (two launches: groups of
+  /* 16-row tiles up to 8192 columns run grouped (two launches: groups of
    * 16 tile rows, 256 image rows): heights around one, two and several
-   * groups, the widest plane it serves (32 tile columns), one tile column
-   * more (three launches), then the same requests through three launches */
+   * groups, 32 tile columns and one more (the row sums and totals of
+   * columns 32 on take a second round of loads), the widest plane it
+   * serves (64 tile columns), one tile column more (three launches), then
+   * the same requests through three launches */
   for (int ug : { 0, 1 }) {
     set_rows (saved, cip::SatAlgorithm::tiled, 16, 0, ug);
-    for (int w : { 129, 3841, 4096, 4097 }) {
+    for (int w : { 129, 3841, 4096, 4097, 8192, 8193 }) {
       const cip::detail::SatConfig cfg = cip::detail::sat_config (w, 300,
           cip::SatType::u32, false, cip::SatAlgorithm::tiled);
-      if (cfg.grouped != (ug == 0 && w <= 4096)) {
+      if (cfg.grouped != (ug == 0 && w <= 8192)) {
         fprintf (stderr, "FAIL tiled %d columns: grouped %d\n", w,
             (int) cfg.grouped);
         failures++;
@@ -1246,7 +1248,7 @@ GST_START_TEST (test_gpu_tiled)
        * 368: 23 tile rows, a last group of 7 whose block takes two tile
        * columns (paired: two scans of 8 warps) */
       for (int h : { 255, 256, 257, 368, 513, 1300 }) {
-        const bool wide_small = w == 4096 && h == 257;
+        const bool wide_small = (w == 4097 || w == 8192) && h == 257;
         if ((sm && !wide_small && (w * h > 600000 || (w > 200 && h == 1300)))
             || (ug && h != 257 && h != 1300))
           continue;
@@ -1259,9 +1261,14 @@ GST_START_TEST (test_gpu_tiled)
     }
     /* u64 corners past 2^32 through the groups (all 255: 4096 x 4352 sums
      * to 4.5e9); UHD: 255 first-pass blocks, paired and capped at two an
-     * SM on a GPU of 128 to 254 SMs (tiled_first_pass_smem) */
+     * SM on a GPU of 128 to 254 SMs (tiled_first_pass_smem); 8K, grouped
+     * (60 tile columns, 17 groups, the last paired) */
     if (!sm && !ug) {
       one (4096, 4352, Content::all255, PitchMode::aligned256, vs[1]);
+      one (8192, 4352, Content::all255, PitchMode::aligned256, vs[1]);
+      one (7680, 4320, Content::natural, PitchMode::aligned256, vs[0]);
+      one (7680, 4320, Content::all255, PitchMode::odd, vs[0]);
+      one (7680, 4320, Content::random, PitchMode::aligned256, vs[1]);
       one (3840, 2160, Content::natural, PitchMode::aligned256, vs[0]);
       one (3840, 2160, Content::all255, PitchMode::odd, vs[0]);
     }

@@ -32,7 +32,7 @@ enum class SatType { u32, u64 };
  * their column scan, then the strip SATs (2R1W, three launches).
  * tiled: 128 x 16 or 128 x 32 tiles, one warp each: tile row and column
  * sums, their scans, then the tiles' SATs (2R1W, three launches; two up to
- * 4096 columns with 16-row tiles, where the first pass scans groups of
+ * 8192 columns, with 16-row tiles, where the first pass scans groups of
  * tiles and the last sums the groups); 8-bit
  * samples with step 1, or 2 (a channel of two interleaved, as NV12's U and
  * V), no squared SAT, a destination of 16-byte aligned
