@@ -41,7 +41,9 @@ struct SatTuning {
   int tiled_plain = 0;   /* tiled: 1 stores the table with plain stores instead
                             of streaming ones (st.global.cs) */
   int tiled_ungrouped = 0;  /* tiled: 1 keeps three launches where the grouped
-                               two serve (16-row tiles, <= 8192 columns) */
+                               two serve (16-row tiles, <= 8192 columns),
+                               with the ungrouped tile height (32 rows above
+                               9 M pixels) unless th_tiled sets it */
   int tiled_l2 = 0;      /* tiled: whether the first pass keeps the input in L2
                             for the output pass: 0 where it takes at most 3/2
                             of L2, 1 never, 2 always */
@@ -144,7 +146,8 @@ bool sat_tiled_serves (const ImageView &src);
  * grouped (16-row tiles, up to 8192 columns; SatTuning::tiled_ungrouped
  * keeps the two), of src into d_ws (>= integral_workspace_bytes (w, h, u32,
  * false), prepared by integral_workspace_init), asynchronous on stream;
- * *out describes the tables; allow_grouped false: never grouped. The first
+ * *out describes the tables; allow_grouped false: never grouped, and then
+ * with the ungrouped tile height unless SatTuning::th_tiled sets it. The first
  * launch waits for the kernel ahead of it (PDL between calls,
  * detail/launch.cuh). The kernel launched next on stream may use
  * programmatic dependent launch: it may read src before its

@@ -1107,11 +1107,11 @@ div_up (int a, int b)
  * one plane at a time (three launches, chained by programmatic dependent
  * launch; two where the tables come grouped: G below).
  * G: the grouped tables (detail::SatTiles: one launch fewer, 16-row tiles;
- * fused takes them up to kFusedGroupMaxTx tile columns): the column prefix at a tile boundary adds the
- * groups above to the in-group prefix, and the row sums come unscanned, so
- * the block first scans, across the tiles (one warp a row, a lane a tile),
- * the rows its slides read and keeps them in shared memory (2 x its band's
- * rows x ntx words).
+ * fused takes them up to kFusedGroupMaxTx tile columns): the column prefix
+ * at a tile boundary adds the groups above to the in-group prefix, and the
+ * row sums come unscanned, so the block first scans, across the tiles (one
+ * warp a row, a lane a tile), the rows its slides read and keeps them in
+ * shared memory (2 x its band's rows x ntx words).
  * Outputs: with one tile a warp, a set's second row gives each warp the
  * tile half the plane away (FusedParams::rot), so the edge tiles' extra
  * work falls to four warps, not two: the barrier waits for the slowest

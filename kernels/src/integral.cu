@@ -1163,8 +1163,8 @@ sat_output (const SatParams p)
  * in-group exclusive prefixes, the group's totals, and the row sums
  * unscanned. The output warp then adds, after its wait: the totals of the
  * groups above it (at most nty / kTiledGroup vectors), and for the
- * corner and left(y) the tile columns left of it (at most 31 words a warp
- * row, spread over the lanes). One kernel boundary fewer on the chain.
+ * corner and left(y) the tile columns left of it (at most 63 words a warp
+ * row, spread over the lanes: two rounds past 32 tile columns). One kernel boundary fewer on the chain.
  * For u32 tables an output block takes kTiledStack tiles one above the
  * other and its warps share the loads of the groups above (tiled_output). */
 constexpr int kTW = 128;            /* tile width: 4 columns a lane */
@@ -1879,6 +1879,7 @@ __device__ __forceinline__ void
 add_groups (const TiledParams &p, int g, int k0, int step, int x, int tx,
     int lane, uint4 &v, uint32_t &t)
 {
+  static_assert (detail::kSatTiledGroupMaxTx <= 64, "two columns a lane");
   if (tx > 32)                  /* warp-uniform */
     for (int k = k0; k < g; k += step)
       t += lane + 32 < tx ? __ldcg (p.gtot + (size_t) k * p.ntx + lane + 32) :

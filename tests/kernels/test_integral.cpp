@@ -315,11 +315,13 @@ GST_START_TEST (test_resolve)
   fail_unless (r (A::automatic, cip::SatType::u64) == cip::integral_pick (33,
           7, cip::SatType::u64));
 #ifdef HAVE_CUDA
-  /* the picks measured in RESULTS.md rounds 10 and 16 */
+  /* the picks measured in RESULTS.md rounds 10, 16 and 33 */
   fail_unless (cip::integral_pick (1920, 1080, cip::SatType::u32) == A::tiled);
   fail_unless (cip::integral_pick (7680, 4320, cip::SatType::u32) == A::tiled);
   fail_unless (cip::integral_pick (3840, 2160, cip::SatType::u64) == A::tiled);
   fail_unless (cip::integral_pick (7680, 4320, cip::SatType::u64) ==
+      A::tiled);
+  fail_unless (cip::integral_pick (8192, 2160, cip::SatType::u64) ==
       A::tiled);
   fail_unless (cip::integral_pick (8193, 2160, cip::SatType::u64) ==
       A::multi_pass);
@@ -1168,8 +1170,9 @@ GST_END_TEST;
  * w + 13: not a multiple of 4 for most widths), u32 and u64 tables with
  * 16-byte aligned rows (so that tiled, not its fallback, runs: checked),
  * streaming and (fewer sizes) plain stores; planes that run grouped (two
- * launches) around its 256-row groups and its 4096-column limit, grouped and
- * in three launches (one 4096-column plane in small mode too); a few with
+ * launches) around its 256-row groups, its 32-tile-column rounds and its
+ * 8192-column limit, grouped and in three launches (4097-, 4353- and
+ * 8192-column planes in small mode too); a few with
  * the input's L2 policy forced off and on; then, full
  * mode, 263 tile rows (more than the scan keeps in registers), a grouped
  * all-255 4096 x 4352 frame and an all-255 16384 x 4096 frame (32-row
@@ -1230,13 +1233,13 @@ GST_START_TEST (test_gpu_tiled)
     }
   /* 16-row tiles up to 8192 columns run grouped (two launches: groups of
    * 16 tile rows, 256 image rows): heights around one, two and several
-   * groups, 32 tile columns and one more (the row sums and totals of
-   * columns 32 on take a second round of loads), the widest plane it
-   * serves (64 tile columns), one tile column more (three launches), then
-   * the same requests through three launches */
+   * groups, 32 and 33 tile columns (a tile of 4353 columns' last tile
+   * column gathers the row sums and totals of columns 32 on in a second
+   * round), the widest plane it serves (64 tile columns), one tile column
+   * more (three launches), then the same requests through three launches */
   for (int ug : { 0, 1 }) {
     set_rows (saved, cip::SatAlgorithm::tiled, 16, 0, ug);
-    for (int w : { 129, 3841, 4096, 4097, 8192, 8193 }) {
+    for (int w : { 129, 3841, 4096, 4097, 4353, 8192, 8193 }) {
       const cip::detail::SatConfig cfg = cip::detail::sat_config (w, 300,
           cip::SatType::u32, false, cip::SatAlgorithm::tiled);
       if (cfg.grouped != (ug == 0 && w <= 8192)) {
@@ -1248,7 +1251,8 @@ GST_START_TEST (test_gpu_tiled)
        * 368: 23 tile rows, a last group of 7 whose block takes two tile
        * columns (paired: two scans of 8 warps) */
       for (int h : { 255, 256, 257, 368, 513, 1300 }) {
-        const bool wide_small = (w == 4097 || w == 8192) && h == 257;
+        const bool wide_small = (w == 4097 || w == 4353 || w == 8192) &&
+            h == 257;
         if ((sm && !wide_small && (w * h > 600000 || (w > 200 && h == 1300)))
             || (ug && h != 257 && h != 1300))
           continue;
@@ -1262,13 +1266,15 @@ GST_START_TEST (test_gpu_tiled)
     /* u64 corners past 2^32 through the groups (all 255: 4096 x 4352 sums
      * to 4.5e9); UHD: 255 first-pass blocks, paired and capped at two an
      * SM on a GPU of 128 to 254 SMs (tiled_first_pass_smem); 8K, grouped
-     * (60 tile columns, 17 groups, the last paired) */
+     * (60 tile columns, 17 groups; 4200 rows: 263 tile rows, the last
+     * group of 7 paired) */
     if (!sm && !ug) {
       one (4096, 4352, Content::all255, PitchMode::aligned256, vs[1]);
       one (8192, 4352, Content::all255, PitchMode::aligned256, vs[1]);
       one (7680, 4320, Content::natural, PitchMode::aligned256, vs[0]);
       one (7680, 4320, Content::all255, PitchMode::odd, vs[0]);
       one (7680, 4320, Content::random, PitchMode::aligned256, vs[1]);
+      one (7680, 4200, Content::natural, PitchMode::aligned256, vs[0]);
       one (3840, 2160, Content::natural, PitchMode::aligned256, vs[0]);
       one (3840, 2160, Content::all255, PitchMode::odd, vs[0]);
     }

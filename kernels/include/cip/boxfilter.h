@@ -145,7 +145,7 @@ BoxAlgorithm boxfilter_pick (const BoxPlane &plane,
  * kernel) and/or one sliding launch (per sample size) for all planes, and
  * three launches (tile sums, their scans, the output) per fused plane, two
  * where the tile sums come scanned in groups (16-row tiles, up to 4096
- * columns, as cip::integral's tiled algorithm runs them). The
+ * columns; cip::integral's tiled algorithm groups them up to 8192). The
  * sliding algorithm ignores a plane's precomputed SAT and uses
  * no workspace itself, but the call still needs the workspace
  * boxfilter_workspace_bytes() gives (sized for the SATs of automatic). */
