@@ -1164,7 +1164,8 @@ sat_output (const SatParams p)
  * unscanned. The output warp then adds, after its wait: the totals of the
  * groups above it (at most nty / kTiledGroup vectors), and for the
  * corner and left(y) the tile columns left of it (at most 63 words a warp
- * row, spread over the lanes: two rounds past 32 tile columns). One kernel boundary fewer on the chain.
+ * row, spread over the lanes: two rounds past 32 tile columns). One kernel
+ * boundary fewer on the chain.
  * For u32 tables an output block takes kTiledStack tiles one above the
  * other and its warps share the loads of the groups above (tiled_output). */
 constexpr int kTW = 128;            /* tile width: 4 columns a lane */
