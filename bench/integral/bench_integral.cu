@@ -522,6 +522,9 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
     cip::detail::SatTuning tu = before;
     tune (tu);
     cip::detail::sat_set_tuning (tu);
+    /* the configuration this row runs (the tuning applied) */
+    const std::string cfg = bench::kv ("config", config_string (s,
+            cip::SatType::u32, false, cip::SatAlgorithm::tiled));
     const double b = bytes_moved (s, cip::SatType::u32, false);
     double b2b = 0;
     bench::Timing t = time_ours (cx, im, cip::SatType::u32, false,
@@ -529,8 +532,8 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
     Row r { sz, name, t.median_ms, b / (t.median_ms * 1e6),
       100.0 * floor32 / t.median_ms, npp_ms > 0 ? npp_ms / t.median_ms : 0,
       b2b, npp_b2b };
-    emit (cx, r, input, floor32, extra + ", " + bench::kv ("min_ms",
-            t.min_ms));
+    emit (cx, r, input, floor32, extra + ", " + cfg + ", " +
+        bench::kv ("min_ms", t.min_ms));
     cip::detail::sat_set_tuning (before);
   };
 
@@ -591,8 +594,7 @@ bench_size (Context &cx, const Size &s, bool constant, bool extra_types,
           cip::SatAlgorithm::tiled).grouped)
     tuned_row ("tiled u32, 3 launches", 1,
         [] (cip::detail::SatTuning &t) { t.tiled_ungrouped = 1; },
-        bench::kv ("config", config_string (s, cip::SatType::u32, false,
-                cip::SatAlgorithm::tiled) + " three launches"));
+        bench::kv ("three_launches", 1.0));
 
   if (sweep) {
     printf ("-- sweep at %s (u32): TH = rows per strip, K = look-back bound, "
