@@ -64,6 +64,8 @@ bool pdl_supported ();
 bool between_calls_pdl ();
 void set_between_calls_pdl (bool on);
 
+/* The device attributes below are cached per device once asked for. */
+
 /* Dynamic shared memory a block of the current device may opt in to (48 KiB
  * when the query fails). */
 int max_optin_smem ();

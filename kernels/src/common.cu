@@ -168,16 +168,41 @@ check_launch (cudaStream_t stream, const char *what)
 
 namespace {
 
+/* The attributes asked for on every call (tiled's first pass: SMs and
+ * shared memory per SM, L2), cached per device: properties of the device,
+ * unlike what a context opts in to. */
+constexpr cudaDeviceAttr kCachedAttrs[] = {
+  cudaDevAttrMultiProcessorCount, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+  cudaDevAttrL2CacheSize, cudaDevAttrMaxSharedMemoryPerBlockOptin
+};
+constexpr int kNumCached = sizeof (kCachedAttrs) / sizeof (kCachedAttrs[0]);
+constexpr int kCachedDevices = 64;
+/* value + 1; 0: not asked, or the query failed */
+std::atomic<int> g_attrs[kCachedDevices][kNumCached];
+
 /* An attribute of the current device, fallback when the query fails. */
 int
 device_attribute (cudaDeviceAttr attr, int fallback)
 {
   int dev = 0, v = fallback;
-  if (cudaGetDevice (&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute (&v, attr, dev) != cudaSuccess) {
+  if (cudaGetDevice (&dev) != cudaSuccess) {
     cudaGetLastError ();
     return fallback;
   }
+  int k = 0;
+  while (k < kNumCached && kCachedAttrs[k] != attr)
+    k++;
+  std::atomic<int> *slot = k < kNumCached && dev >= 0 &&
+      dev < kCachedDevices ? &g_attrs[dev][k] : nullptr;
+  const int c = slot ? slot->load (std::memory_order_relaxed) : 0;
+  if (c > 0)
+    return c - 1;
+  if (cudaDeviceGetAttribute (&v, attr, dev) != cudaSuccess) {
+    cudaGetLastError ();
+    return fallback;
+  }
+  if (slot && v >= 0)
+    slot->store (v + 1, std::memory_order_relaxed);
   return v;
 }
 

@@ -1857,16 +1857,22 @@ tiled_emit (const TiledParams &p, const uint32_t (&w)[TH], const uint4 &v,
   }
 }
 
-/* Grouped output: lane i's part of the totals t[0 .. tx - 1] of the tile
- * columns left of tx, those of columns i and i + 32 (at most 2 x 16384 x
- * 128 x 255 < 2^32). */
+/* Grouped output: of the totals t[0 .. tx - 1] of the tile columns left
+ * of tx, lane i's from column 32 on (i + 32), and (tot_left) its part, those
+ * of columns i and i + 32 (at most 2 x 16384 x 128 x 255 < 2^32). */
+__device__ __forceinline__ uint32_t
+tot_left_hi (const uint32_t *t, int tx, int lane)
+{
+  static_assert (detail::kSatTiledGroupMaxTx <= 64, "two columns a lane");
+  return lane + 32 < tx ? __ldcg (t + lane + 32) : 0u;
+}
+
 __device__ __forceinline__ uint32_t
 tot_left (const uint32_t *t, int tx, int lane)
 {
-  static_assert (detail::kSatTiledGroupMaxTx <= 64, "two columns a lane");
   uint32_t a = lane < tx ? __ldcg (t + lane) : 0u;
   if (tx > 32)                  /* warp-uniform */
-    a += lane + 32 < tx ? __ldcg (t + lane + 32) : 0u;
+    a += tot_left_hi (t, tx, lane);
   return a;
 }
 
@@ -1880,11 +1886,9 @@ __device__ __forceinline__ void
 add_groups (const TiledParams &p, int g, int k0, int step, int x, int tx,
     int lane, uint4 &v, uint32_t &t)
 {
-  static_assert (detail::kSatTiledGroupMaxTx <= 64, "two columns a lane");
   if (tx > 32)                  /* warp-uniform */
     for (int k = k0; k < g; k += step)
-      t += lane + 32 < tx ? __ldcg (p.gtot + (size_t) k * p.ntx + lane + 32) :
-          0u;
+      t += tot_left_hi (p.gtot + (size_t) k * p.ntx, tx, lane);
   for (; k0 < g; k0 += B * step) {
     uint4 gv[B];
     uint32_t gt[B];

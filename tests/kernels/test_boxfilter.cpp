@@ -1571,6 +1571,41 @@ GST_START_TEST (test_gpu_seams)
   }
   cip::detail::box_set_tuning (saved);
   cip::detail::sat_set_tuning (saved_sat);
+  /* past kFusedGroupMaxTx tile columns fused refuses grouped tables, and
+   * sat_tiled_tables falls back to the tile height tiled takes without
+   * groups: 16 rows up to 9 M pixels, 32 above (grouped where asked: 16);
+   * then fused at 4100 x 2200 on those 32-row tables */
+  if (!sm) {
+    struct Fallback { int w, h, th; };
+    for (const Fallback &f : { Fallback { 4100, 2100, 16 },
+            Fallback { 4100, 2200, 32 }, Fallback { 8192, 1100, 32 } }) {
+      HostImage src = testutil::make_image (f.w, f.h, Content::random, 57);
+      DevBuf dsrc (src.bytes.size ());
+      dsrc.upload (src.bytes);
+      const cip::ImageView dv = dev_view (src, dsrc, 0);
+      DevBuf dws (cip::integral_workspace_bytes (f.w, f.h, cip::SatType::u32,
+              false));
+      for (bool grouped : { false, true }) {
+        cip::detail::SatTiles tt;
+        fail_unless (cip::detail::sat_tiled_tables (dv, dws.p, dws.n, stream,
+                &tt, grouped) == Status::ok, "%dx%d", f.w, f.h);
+        fail_unless (tt.th == (grouped ? 16 : f.th) &&
+            (tt.gcol != nullptr) == grouped, "%dx%d grouped %d: %d-row tiles",
+            f.w, f.h, (int) grouped, tt.th);
+      }
+      CUDA_OK (cudaStreamSynchronize (stream));
+      if (f.h != 2200)
+        continue;
+      HostImage dst = make_dst (f.w, f.h, 1, 9);
+      BoxPlane hp = plane_of (src.view (), dst, 0, Radius { 2, 2 });
+      fail_unless (cip::ref::boxfilter (&hp, 1, borders[0]) == Status::ok);
+      const std::string what = describe ("gpu fused, 32-row tables", f.w,
+          f.h, Content::random, Radius { 2, 2 }, borders[0]);
+      fail_unless (gpu_run_matches (src, dsrc, 0, Radius { 2, 2 }, borders[0],
+              BoxAlgorithm::fused, SatMode::none, dst.bytes, dst, ws, stream,
+              what), "%s", what.c_str ());
+    }
+  }
   CUDA_OK (cudaStreamDestroy (stream));
 }
 GST_END_TEST;
