@@ -1857,9 +1857,10 @@ tiled_emit (const TiledParams &p, const uint32_t (&w)[TH], const uint4 &v,
   }
 }
 
-/* Grouped output: of the totals t[0 .. tx - 1] of the tile columns left
- * of tx, lane i's from column 32 on (i + 32), and (tot_left) its part, those
- * of columns i and i + 32 (at most 2 x 16384 x 128 x 255 < 2^32). */
+/* Grouped output: lane i's part of the totals t[0 .. tx - 1] of the tile
+ * columns left of tx. tot_left_hi: that of column i + 32 (the right half
+ * of an 8K plane); tot_left: those of columns i and i + 32 (at most 2 x
+ * 16384 x 128 x 255 < 2^32). */
 __device__ __forceinline__ uint32_t
 tot_left_hi (const uint32_t *t, int tx, int lane)
 {
