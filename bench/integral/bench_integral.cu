@@ -22,7 +22,8 @@
  * input and on 4 frames in turn; --l2-sizes adds 16384x2048 and 16384x4096.
  * Rows "unchained" time tiled with no PDL between calls (detail/launch.cuh);
  * "tables only" its first pass alone (GB/s: input bytes). --size WxH
- * (repeatable) runs those sizes instead.
+ * (repeatable) runs those sizes instead. u64 and u32 + squares are timed
+ * at UHD and 8K, and at every size with --all-types.
  * --wide: SATs of 16-bit planes (u32, u64, u32 + squares) at 1080p and UHD.
  * NPP has no 16-bit integral, so each is shown against our 8-bit time on a
  * plane of the same size scaled by the bytes moved (the 8-bit kernels'
@@ -720,7 +721,8 @@ main (int argc, char **argv)
 {
   Context cx;
   cx.args = bench::parse_args (argc, argv);
-  bool sweep = false, profile = false, wide = false, l2_sizes = false;
+  bool sweep = false, profile = false, wide = false, l2_sizes = false,
+      all_types = false;
   std::vector<Size> only;       /* --size WxH: these sizes alone */
   for (int i = 1; i < argc; i++) {
     int w = 0, h = 0;
@@ -742,6 +744,8 @@ main (int argc, char **argv)
       sweep = sweep_tiled_only = true;
     else if (!strcmp (argv[i], "--l2-sizes"))
       l2_sizes = true;
+    else if (!strcmp (argv[i], "--all-types"))
+      all_types = true;
   }
   bench::JsonLines json (cx.args.json);
   cx.json = &json;
@@ -815,7 +819,8 @@ main (int argc, char **argv)
     return 0;
   }
   for (const Size &s : sizes)
-    bench_size (cx, s, false, (s.w == 3840 || s.w == 7680) && !sweep, sweep);
+    bench_size (cx, s, false, (all_types || s.w == 3840 || s.w == 7680) &&
+        !sweep, sweep);
   if (!sweep)
     bench_size (cx, {3840, 2160}, true, false, false);
   cudaStreamDestroy (cx.stream);
