@@ -53,4 +53,10 @@ struct DevBuf {
 cudaError_t late_copy (void *dst, const void *src, size_t n, int us,
     cudaStream_t stream);
 
+/* The library's device attributes (detail/launch.cuh: SMs, shared memory
+ * per SM and per block opted in, L2), each asked for twice (the second
+ * answer from its cache) against the runtime's: the name of the first that
+ * differs, or nullptr. */
+const char *device_attributes_mismatch ();
+
 }  // namespace testutil

@@ -1471,6 +1471,17 @@ GST_START_TEST (test_gpu_late_input)
 }
 GST_END_TEST;
 
+/* The device attributes the library caches per device (tiled's first pass
+ * asks for some on every call) answer as the runtime does, the first time
+ * and from the cache. */
+GST_START_TEST (test_gpu_device_attributes)
+{
+  const char *bad = testutil::device_attributes_mismatch ();
+  fail_unless (bad == nullptr, "device attribute %s differs from the runtime's",
+      bad ? bad : "");
+}
+GST_END_TEST;
+
 /* The soft-synchronized single-pass kernel (strips claimed by ticket, look-
  * back over flags) 10,000 times on one workspace: the same table every time
  * (no race between strips, ticket and flags reset by the last block).
@@ -1555,6 +1566,7 @@ integral_suite ()
   tcase_add_test (gpu, test_gpu_late_input);
   tcase_add_test (gpu, test_gpu_repeatable);
   tcase_add_test (gpu, test_gpu_many_strips);
+  tcase_add_test (gpu, test_gpu_device_attributes);
 #endif
   cip_check_add_gpu_tcase (s, gpu, cip::gpu_available ());
   return s;

@@ -33,10 +33,10 @@ enum class SatType { u32, u64 };
  * tiled: 128 x 16 or 128 x 32 tiles, one warp each: tile row and column
  * sums, their scans, then the tiles' SATs (2R1W, three launches; two up to
  * 8192 columns, with 16-row tiles, where the first pass scans groups of
- * tiles and the last sums the groups); 8-bit
- * samples with step 1, or 2 (a channel of two interleaved, as NV12's U and
- * V), no squared SAT, a destination of 16-byte aligned
- * address and pitch, sides up to 16384 (other requests for it run
+ * tiles and the last sums the groups); 8-bit samples with step 1, 2 (a
+ * channel of two interleaved, as NV12's U and V) or 4 (a channel of packed
+ * 4-byte pixels, as RGBA's), no squared SAT, a destination of 16-byte
+ * aligned address and pitch, sides up to 16384 (other requests for it run
  * multi_pass). Where the plane takes at most 3/2 of the device's L2
  * (sm_80 on), its first pass reads it with an evict_last L2 policy and its
  * last pass evict_first, so that the second read comes from L2.
